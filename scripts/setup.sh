@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what the tests need beyond cargo, into ~/.cache/groundcheck (reused across runs):
+#   - s3s-fs, a real S3-protocol server over a folder, for the s3:// tests.
+# Safe to run again: each step is skipped when its result is already there.
+set -euo pipefail
+
+tools="${GROUNDCHECK_TOOLS:-$HOME/.cache/groundcheck/tools}"
+mkdir -p "$tools"
+
+if [ ! -x "$tools/bin/s3s-fs" ]; then
+  echo "setup: installing s3s-fs 0.14.1 into $tools (a few minutes, once)"
+  # 0.14.1: newer versions need a newer rustc than this project's toolchain.
+  cargo install --locked --quiet s3s-fs@0.14.1 --features binary --root "$tools"
+fi
+echo "setup: s3s-fs at $tools/bin/s3s-fs"

@@ -1,0 +1,78 @@
+//! Options every verb shares: where inputs are read from and where outputs go.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::Args;
+use groundcheck::ingest::jsonl::{OnBadLine, ReadOptions};
+use groundcheck::{Session, SessionOptions};
+
+#[derive(Debug, Clone, Args)]
+pub struct Input {
+    /// Project folder to read: a local path or s3://bucket/prefix. It holds cases.jsonl,
+    /// traces/, context/ and snapshots/ (JSONL or Parquet; see docs/tables.md).
+    #[arg(long, default_value = "datasets/demo", env = "GROUNDCHECK_DATA")]
+    pub data: String,
+
+    /// Read one table from elsewhere: NAME=PATH, where PATH is a file, a folder, a glob
+    /// (quote it) or an s3:// URL. Repeatable.
+    #[arg(long = "table", value_name = "NAME=PATH", value_parser = parse_table)]
+    pub tables: Vec<(String, String)>,
+
+    /// What to do with an input line that does not fit its table: fail (stop with an error
+    /// naming file, line and field) or skip (write it to OUT/rejects.jsonl and go on).
+    #[arg(long, value_enum, default_value_t = OnBadLine::Fail)]
+    pub on_bad_line: OnBadLine,
+
+    /// Longest input line accepted, in bytes.
+    #[arg(long, default_value_t = 16 * 1024 * 1024)]
+    pub max_line_bytes: usize,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct Output {
+    /// Folder for outputs (and rejects.jsonl).
+    #[arg(long, default_value = "out")]
+    pub out: PathBuf,
+}
+
+fn parse_table(s: &str) -> Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .filter(|(k, v)| !k.is_empty() && !v.is_empty())
+        .ok_or_else(|| format!("expected NAME=PATH, got {s}"))
+}
+
+impl Input {
+    pub async fn open(&self) -> anyhow::Result<Session> {
+        let session = Session::open(SessionOptions {
+            data: self.data.clone(),
+            tables: self.tables.clone(),
+            read: ReadOptions {
+                on_bad_line: self.on_bad_line,
+                max_line_bytes: self.max_line_bytes,
+                ..ReadOptions::default()
+            },
+        })
+        .await
+        .with_context(|| format!("cannot open {}", self.data))?;
+        Ok(session)
+    }
+}
+
+/// Prints the session's notes, then writes rejects (if any) and says how many.
+pub fn finish(session: &Session, out: &Path, quiet: bool) -> anyhow::Result<()> {
+    if !quiet {
+        for note in &session.notes {
+            eprintln!("note: {note}");
+        }
+    }
+    if let Some(path) = session.rejects.write(out).context("cannot write rejects")? {
+        eprintln!(
+            "rejected {} input line(s); they are in {}",
+            session.rejects.len(),
+            path.display()
+        );
+    }
+    Ok(())
+}

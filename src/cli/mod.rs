@@ -1,0 +1,36 @@
+//! Command line: one module per verb, each with an `Args` struct and `run`.
+//!
+//! Exit codes: 0 ok, 1 a finding the user asked to fail on, 2 an error. A closed pipe
+//! (`| head`) is not an error.
+
+mod common;
+mod ingest;
+mod sql;
+mod tables;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Scores how agents use MCP tools, and watches the tools drift, as SQL over traces.
+#[derive(Debug, Parser)]
+#[command(name = "groundcheck", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Ingest(ingest::Args),
+    Sql(sql::Args),
+    Tables(tables::Args),
+}
+
+pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Ingest(a) => ingest::run(a).await,
+        Command::Sql(a) => sql::run(a).await,
+        Command::Tables(a) => tables::run(a).await,
+    }
+}

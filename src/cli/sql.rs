@@ -1,0 +1,190 @@
+//! `groundcheck sql`: SQL over every table, with every function registered.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use arrow::array::RecordBatch;
+use clap::Args as ClapArgs;
+use datafusion::sql::parser::{DFParser, Statement};
+use groundcheck::Session;
+use groundcheck::output::{Format, ParquetFile, print_batches, write_atomic};
+
+use super::common::{Input, Output, finish};
+
+/// Run SQL over the project's tables (cases, steps, catalog, glossary, policies, pricing,
+/// id_schemes, fiscal_calendar, tool_snapshots) with groundcheck's functions and
+/// datafusion-functions-json's registered. The SQL comes from the argument, from -f FILE,
+/// from standard input when it is not a terminal, or else from an interactive prompt
+/// (history in ~/.local/state/groundcheck/history). Several statements separated by `;`
+/// run in order; each query's result is printed. Writes only --output and, with
+/// --on-bad-line skip, OUT/rejects.jsonl.
+#[derive(Debug, ClapArgs)]
+pub struct Args {
+    /// The SQL to run.
+    query: Option<String>,
+
+    /// Read the SQL from this file.
+    #[arg(long, short = 'f', conflicts_with = "query")]
+    file: Option<PathBuf>,
+
+    /// How to print results.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+
+    /// Write the (last) result to this file instead of standard output (written under a
+    /// temporary name, then renamed). Required for --format parquet.
+    #[arg(long, short = 'o')]
+    output: Option<PathBuf>,
+
+    #[command(flatten)]
+    input: Input,
+
+    #[command(flatten)]
+    out: Output,
+}
+
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.format == Format::Parquet && args.output.is_none() {
+        bail!("--format parquet writes a file: give --output FILE");
+    }
+    let sql = match (&args.query, &args.file) {
+        (Some(q), _) => Some(q.clone()),
+        (None, Some(f)) => Some(
+            std::fs::read_to_string(f).with_context(|| format!("cannot read {}", f.display()))?,
+        ),
+        (None, None) if !std::io::stdin().is_terminal() => {
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .context("cannot read standard input")?;
+            Some(s)
+        }
+        (None, None) => None,
+    };
+    let session = args.input.open().await?;
+    let result = match sql {
+        Some(sql) => run_script(&session, &sql, &args).await,
+        None => interactive(&session, &args).await,
+    };
+    finish(&session, &args.out.out, false)?;
+    result?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn run_script(session: &Session, sql: &str, args: &Args) -> anyhow::Result<()> {
+    let statements = DFParser::parse_sql(sql)?;
+    if statements.is_empty() {
+        bail!("no SQL statement given");
+    }
+    let n = statements.len();
+    let mut last: Option<(arrow::datatypes::SchemaRef, Vec<RecordBatch>)> = None;
+    for (i, stmt) in statements.into_iter().enumerate() {
+        let (schema, batches) = execute(session, stmt).await?;
+        if args.output.is_some() {
+            last = Some((schema, batches));
+        } else if !schema.fields().is_empty() {
+            let mut stdout = std::io::stdout().lock();
+            print_batches(&mut stdout, args.format, &schema, &batches)?;
+            if i + 1 < n && args.format == Format::Table {
+                writeln!(stdout).map_err(|e| groundcheck::Error::io("stdout", e))?;
+            }
+        }
+    }
+    if let (Some(path), Some((schema, batches))) = (&args.output, last) {
+        write_file(path, args.format, schema, &batches)?;
+    }
+    Ok(())
+}
+
+async fn execute(
+    session: &Session,
+    stmt: Statement,
+) -> anyhow::Result<(arrow::datatypes::SchemaRef, Vec<RecordBatch>)> {
+    let state = session.ctx.state();
+    let plan = state.statement_to_plan(stmt).await?;
+    let df = session.ctx.execute_logical_plan(plan).await?;
+    let schema = std::sync::Arc::new(df.schema().as_arrow().clone());
+    let batches = df.collect().await.map_err(groundcheck::Error::from)?;
+    Ok((schema, batches))
+}
+
+fn write_file(
+    path: &std::path::Path,
+    format: Format,
+    schema: arrow::datatypes::SchemaRef,
+    batches: &[RecordBatch],
+) -> anyhow::Result<()> {
+    if format == Format::Parquet {
+        let mut file = ParquetFile::create(path, schema)?;
+        for b in batches {
+            file.write(b)?;
+        }
+        file.finish()?;
+        return Ok(());
+    }
+    let mut buf = Vec::new();
+    print_batches(&mut buf, format, &schema, batches)?;
+    write_atomic(path, &buf).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+async fn interactive(session: &Session, args: &Args) -> anyhow::Result<()> {
+    use rustyline::error::ReadlineError;
+    let mut editor = rustyline::DefaultEditor::new()?;
+    let history =
+        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state/groundcheck/history"));
+    if let Some(h) = &history {
+        let _ = std::fs::create_dir_all(h.parent().expect("has parent"));
+        let _ = editor.load_history(h);
+    }
+    eprintln!("groundcheck sql: end statements with ';', \\q to quit, \\d to list tables");
+    let mut pending = String::new();
+    loop {
+        let prompt = if pending.is_empty() {
+            "groundcheck> "
+        } else {
+            "         ...> "
+        };
+        let line = match editor.readline(prompt) {
+            Ok(l) => l,
+            Err(ReadlineError::Interrupted) => {
+                pending.clear();
+                continue;
+            }
+            Err(ReadlineError::Eof) => break,
+            Err(e) => return Err(e.into()),
+        };
+        let trimmed = line.trim();
+        if pending.is_empty() {
+            match trimmed {
+                "\\q" | "quit" | "exit" => break,
+                "\\d" => {
+                    let _ = editor.add_history_entry(trimmed);
+                    report(run_script(session, "SHOW TABLES", args).await);
+                    continue;
+                }
+                "" => continue,
+                _ => {}
+            }
+        }
+        pending.push_str(&line);
+        pending.push('\n');
+        if trimmed.ends_with(';') {
+            let _ = editor.add_history_entry(pending.trim());
+            let sql = std::mem::take(&mut pending);
+            report(run_script(session, &sql, args).await);
+        }
+    }
+    if let Some(h) = &history {
+        let _ = editor.save_history(h);
+    }
+    Ok(())
+}
+
+fn report(r: anyhow::Result<()>) {
+    if let Err(e) = r {
+        eprintln!("error: {e:#}");
+    }
+}

@@ -1,0 +1,110 @@
+//! The library's one error type, and its conversions to and from DataFusion's.
+//!
+//! Errors raised inside a DataFusion stream travel as `DataFusionError::External`; `From`
+//! below unwraps them again so that a bad line reads the same wherever it surfaced.
+
+use datafusion::error::DataFusionError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A JSONL line that does not fit its table.
+    #[error("{file}:{line}: {}{reason}", field.as_ref().map(|f| format!("field `{f}`: ")).unwrap_or_default())]
+    BadLine {
+        file: String,
+        line: u64,
+        field: Option<String>,
+        reason: String,
+    },
+    /// An input that cannot be found, listed or read.
+    #[error("{0}")]
+    Input(String),
+    #[error("{0}")]
+    Usage(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    DataFusion(Box<DataFusionError>),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn io(path: impl std::fmt::Display, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.to_string(),
+            source,
+        }
+    }
+}
+
+impl From<DataFusionError> for Error {
+    fn from(e: DataFusionError) -> Self {
+        // DataFusion wraps errors from streams in context layers; find ours inside.
+        let mut cur: &DataFusionError = &e;
+        loop {
+            match cur {
+                DataFusionError::External(inner) => {
+                    if let Some(ours) = inner.downcast_ref::<Error>() {
+                        return clone_ours(ours).unwrap_or_else(|| Error::DataFusion(Box::new(e)));
+                    }
+                    break;
+                }
+                DataFusionError::Context(_, inner) | DataFusionError::Diagnostic(_, inner) => {
+                    cur = inner
+                }
+                DataFusionError::Shared(inner) => cur = inner,
+                _ => break,
+            }
+        }
+        Error::DataFusion(Box::new(e))
+    }
+}
+
+fn clone_ours(e: &Error) -> Option<Error> {
+    match e {
+        Error::BadLine {
+            file,
+            line,
+            field,
+            reason,
+        } => Some(Error::BadLine {
+            file: file.clone(),
+            line: *line,
+            field: field.clone(),
+            reason: reason.clone(),
+        }),
+        Error::Input(s) => Some(Error::Input(s.clone())),
+        Error::Usage(s) => Some(Error::Usage(s.clone())),
+        _ => None,
+    }
+}
+
+impl From<Error> for DataFusionError {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::DataFusion(inner) => *inner,
+            other => DataFusionError::External(Box::new(other)),
+        }
+    }
+}
+
+impl From<arrow::error::ArrowError> for Error {
+    fn from(e: arrow::error::ArrowError) -> Self {
+        Error::DataFusion(Box::new(e.into()))
+    }
+}
+
+impl From<parquet::errors::ParquetError> for Error {
+    fn from(e: parquet::errors::ParquetError) -> Self {
+        Error::DataFusion(Box::new(e.into()))
+    }
+}
+
+impl From<object_store::Error> for Error {
+    fn from(e: object_store::Error) -> Self {
+        Error::Input(e.to_string())
+    }
+}

@@ -1,0 +1,349 @@
+//! Streams JSONL files from any object store into Arrow batches of a table's schema.
+//!
+//! Files are read in chunks and split into lines here, so memory stays at one batch plus
+//! one line, whatever the file size. Each line is checked (`validate`) before it reaches the
+//! decoder; a bad line either stops the read with an error naming file, line and field, or
+//! goes to the rejects sink. No line is skipped without being counted, except blank ones.
+
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use arrow::json::reader::{Decoder, ReaderBuilder};
+use bytes::Bytes;
+use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::SendableRecordBatchStream;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use futures::stream::{self, BoxStream, StreamExt};
+use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
+use serde_json::Value;
+
+use super::rejects::{RawLine, Reject, Rejects};
+use super::validate::{Problem, check_line};
+use crate::error::Error;
+use crate::model::TableSpec;
+
+/// What to do with a line that does not fit the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum OnBadLine {
+    /// Stop with an error naming file, line and field.
+    #[default]
+    Fail,
+    /// Keep going; write the line and its reason to the rejects file.
+    Skip,
+}
+
+#[derive(Debug, Clone)]
+pub struct ReadOptions {
+    pub on_bad_line: OnBadLine,
+    /// Lines longer than this are refused (they would otherwise be held whole in memory).
+    pub max_line_bytes: usize,
+    pub batch_size: usize,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self {
+            on_bad_line: OnBadLine::Fail,
+            max_line_bytes: 16 * 1024 * 1024,
+            batch_size: 8192,
+        }
+    }
+}
+
+/// One file to read: where it is and the name errors give it.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub store: Arc<dyn ObjectStore>,
+    pub meta: ObjectMeta,
+    pub display: String,
+}
+
+/// Called with the number of bytes consumed, for progress bars.
+pub type Progress = Arc<dyn Fn(u64) + Send + Sync>;
+
+/// Reads `files` in order as one stream of batches of `spec`'s schema.
+pub fn read_jsonl(
+    spec: &'static TableSpec,
+    files: Vec<SourceFile>,
+    opts: ReadOptions,
+    rejects: Rejects,
+    progress: Option<Progress>,
+) -> SendableRecordBatchStream {
+    let reader = Reader {
+        spec,
+        files: files.into_iter().rev().collect(),
+        opts,
+        rejects,
+        progress,
+        current: None,
+        decoder: None,
+        done: false,
+    };
+    let batches = stream::unfold(reader, |mut r| async move {
+        if r.done {
+            return None;
+        }
+        match r.next_batch().await {
+            Ok(Some(batch)) => Some((Ok(batch), r)),
+            Ok(None) => None,
+            Err(e) => {
+                r.done = true;
+                Some((Err(e), r))
+            }
+        }
+    });
+    Box::pin(RecordBatchStreamAdapter::new(spec.schema.clone(), batches))
+}
+
+struct Reader {
+    spec: &'static TableSpec,
+    /// Files still to open, last first.
+    files: Vec<SourceFile>,
+    opts: ReadOptions,
+    rejects: Rejects,
+    progress: Option<Progress>,
+    current: Option<OpenFile>,
+    decoder: Option<Decoder>,
+    done: bool,
+}
+
+struct OpenFile {
+    display: String,
+    chunks: BoxStream<'static, object_store::Result<Bytes>>,
+    buf: Vec<u8>,
+    /// Start of the unread part of `buf`.
+    pos: usize,
+    /// Byte offset of `buf[pos]` in the file.
+    offset: u64,
+    /// Number of the next line to complete, from 1.
+    line: u64,
+    eof: bool,
+    /// Inside a line longer than the limit: its first bytes and start offset.
+    oversized: Option<(Vec<u8>, u64)>,
+}
+
+/// One complete line, or the record of one too long to keep.
+enum Line {
+    Text {
+        number: u64,
+        bytes: Vec<u8>,
+    },
+    Oversized {
+        number: u64,
+        prefix: Vec<u8>,
+        offset: u64,
+        len: u64,
+    },
+}
+
+impl Reader {
+    async fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        let mut rows: Vec<Value> = Vec::with_capacity(self.opts.batch_size.min(1024));
+        while rows.len() < self.opts.batch_size {
+            let Some((display, line)) = self.next_line().await? else {
+                break;
+            };
+            match self.check(line) {
+                Ok(Some(v)) => rows.push(v),
+                Ok(None) => {}
+                Err((number, problem, raw)) => self.bad_line(&display, number, problem, raw)?,
+            }
+        }
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        let schema = self.spec.schema.clone();
+        let decoder = match &mut self.decoder {
+            Some(d) => d,
+            None => self.decoder.insert(
+                ReaderBuilder::new(schema)
+                    .with_batch_size(self.opts.batch_size)
+                    .build_decoder()?,
+            ),
+        };
+        decoder.serialize(&rows)?;
+        Ok(decoder.flush()?)
+    }
+
+    /// A checked row, `None` for a blank line, or the problem with the raw line.
+    #[allow(clippy::type_complexity)]
+    fn check(&self, line: Line) -> std::result::Result<Option<Value>, (u64, Problem, RawLine)> {
+        match line {
+            Line::Oversized {
+                number,
+                prefix,
+                offset,
+                len,
+            } => Err((
+                number,
+                Problem::line(format!(
+                    "line of {len} bytes is longer than the limit of {} bytes (--max-line-bytes)",
+                    self.opts.max_line_bytes
+                )),
+                RawLine::Truncated {
+                    prefix,
+                    byte_offset: offset,
+                    bytes: len,
+                },
+            )),
+            Line::Text { number, bytes } => {
+                let text = match std::str::from_utf8(&bytes) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        return Err((
+                            number,
+                            Problem::line(format!(
+                                "invalid UTF-8 at byte {} of the line",
+                                e.valid_up_to()
+                            )),
+                            RawLine::Bytes(bytes),
+                        ));
+                    }
+                };
+                if text.trim().is_empty() {
+                    return Ok(None);
+                }
+                check_line(self.spec, text)
+                    .map(Some)
+                    .map_err(|p| (number, p, RawLine::Text(text.to_string())))
+            }
+        }
+    }
+
+    fn bad_line(&self, file: &str, line: u64, problem: Problem, raw: RawLine) -> Result<()> {
+        match self.opts.on_bad_line {
+            OnBadLine::Fail => Err(Error::BadLine {
+                file: file.to_string(),
+                line,
+                field: problem.field,
+                reason: problem.reason,
+            }
+            .into()),
+            OnBadLine::Skip => {
+                self.rejects.add(Reject {
+                    table: self.spec.name.to_string(),
+                    file: file.to_string(),
+                    line,
+                    field: problem.field,
+                    reason: problem.reason,
+                    raw,
+                });
+                Ok(())
+            }
+        }
+    }
+
+    /// The next line of the current file, opening the next file when one ends.
+    async fn next_line(&mut self) -> Result<Option<(String, Line)>> {
+        loop {
+            if self.current.is_none() {
+                let Some(f) = self.files.pop() else {
+                    return Ok(None);
+                };
+                let display = f.display.clone();
+                let chunks = f
+                    .store
+                    .get(&f.meta.location)
+                    .await
+                    .map_err(|e| Error::Input(format!("{display}: {e}")))?
+                    .into_stream();
+                self.current = Some(OpenFile {
+                    display,
+                    chunks,
+                    buf: Vec::new(),
+                    pos: 0,
+                    offset: 0,
+                    line: 1,
+                    eof: false,
+                    oversized: None,
+                });
+            }
+            let file = self.current.as_mut().expect("opened above");
+            if let Some(line) = file.split_line(self.opts.max_line_bytes) {
+                return Ok(Some((file.display.clone(), line)));
+            }
+            if file.eof {
+                self.current = None;
+                continue;
+            }
+            match file.chunks.next().await {
+                Some(Ok(chunk)) => {
+                    if let Some(p) = &self.progress {
+                        p(chunk.len() as u64);
+                    }
+                    file.push(&chunk);
+                }
+                Some(Err(e)) => {
+                    return Err(DataFusionError::from(Error::Input(format!(
+                        "{}: read failed: {e}",
+                        file.display
+                    ))));
+                }
+                None => file.eof = true,
+            }
+        }
+    }
+}
+
+impl OpenFile {
+    /// Takes one complete line off the buffer, if there is one (at end of file, the last
+    /// line need not end in a newline).
+    fn split_line(&mut self, max: usize) -> Option<Line> {
+        let rest = &self.buf[self.pos..];
+        let newline = rest.iter().position(|&b| b == b'\n');
+        let end = match newline {
+            Some(i) => i,
+            None if self.eof && (!rest.is_empty() || self.oversized.is_some()) => rest.len(),
+            None => {
+                // No end in sight: past the limit, keep only the start of the line.
+                if rest.len() > max || self.oversized.is_some() {
+                    if self.oversized.is_none() {
+                        self.oversized = Some((rest[..rest.len().min(1024)].to_vec(), self.offset));
+                    }
+                    self.offset += rest.len() as u64;
+                    self.buf.clear();
+                    self.pos = 0;
+                }
+                return None;
+            }
+        };
+        let consumed = end + usize::from(newline.is_some());
+        let mut bytes = &rest[..end];
+        if bytes.last() == Some(&b'\r') {
+            bytes = &bytes[..end - 1];
+        }
+        let number = self.line;
+        self.line += 1;
+        let start = self.offset;
+        self.offset += consumed as u64;
+        let line = if let Some((prefix, offset)) = self.oversized.take() {
+            Line::Oversized {
+                number,
+                prefix,
+                offset,
+                len: start + end as u64 - offset,
+            }
+        } else if bytes.len() > max {
+            Line::Oversized {
+                number,
+                prefix: bytes[..1024.min(bytes.len())].to_vec(),
+                offset: start,
+                len: bytes.len() as u64,
+            }
+        } else {
+            Line::Text {
+                number,
+                bytes: bytes.to_vec(),
+            }
+        };
+        self.pos += consumed;
+        Some(line)
+    }
+
+    /// Appends a chunk, first dropping the lines already taken.
+    fn push(&mut self, chunk: &[u8]) {
+        self.buf.drain(..self.pos);
+        self.pos = 0;
+        self.buf.extend_from_slice(chunk);
+    }
+}

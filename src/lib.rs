@@ -1,0 +1,17 @@
+//! groundcheck: SQL analytics over MCP agent traces.
+//!
+//! The library behind the `groundcheck` binary: the input tables (`model`), reading them
+//! from local folders or S3 (`location`, `ingest`, `session`), and writing results
+//! (`output`). Metrics live in `queries/*.sql`; functions they call live in the
+//! `groundcheck-udfs` crate.
+
+pub mod error;
+pub mod ingest;
+pub mod location;
+pub mod model;
+pub mod output;
+pub mod queries;
+pub mod session;
+
+pub use error::{Error, Result};
+pub use session::{Session, SessionOptions};

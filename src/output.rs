@@ -1,0 +1,232 @@
+//! Writing results: atomic files (temporary name in the same folder, then rename) and the
+//! printed forms of a query result.
+//!
+//! A half-written output is never visible under its final name. Parquet is written with
+//! fixed writer properties, so the same batches give the same bytes.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+
+use crate::error::{Error, Result};
+
+/// A name beside `path` that listings skip (leading `.`) and that no other process uses.
+pub fn temp_name(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = temp_name(path);
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}
+
+pub fn writer_properties() -> WriterProperties {
+    WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_created_by("groundcheck".into())
+        .build()
+}
+
+/// A Parquet file being written under a temporary name; `finish` renames it into place.
+pub struct ParquetFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    writer: ArrowWriter<std::fs::File>,
+    pub rows: u64,
+}
+
+impl ParquetFile {
+    pub fn create(path: &Path, schema: SchemaRef) -> Result<Self> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.display(), e))?;
+        }
+        let tmp = temp_name(path);
+        let file = std::fs::File::create(&tmp).map_err(|e| Error::io(tmp.display(), e))?;
+        let writer = ArrowWriter::try_new(file, schema, Some(writer_properties()))?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            tmp,
+            writer,
+            rows: 0,
+        })
+    }
+
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.rows += batch.num_rows() as u64;
+        Ok(self.writer.write(batch)?)
+    }
+
+    pub fn finish(self) -> Result<PathBuf> {
+        self.writer.close()?;
+        std::fs::rename(&self.tmp, &self.path).map_err(|e| Error::io(self.path.display(), e))?;
+        Ok(self.path)
+    }
+}
+
+/// How `groundcheck sql` prints a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// An aligned text table.
+    Table,
+    /// CSV with a header row (nested columns as JSON text).
+    Csv,
+    /// One JSON object per row.
+    Json,
+    /// A Parquet file (needs `--output`).
+    Parquet,
+}
+
+/// Writes batches in a text format. Errors from a closed pipe surface as `BrokenPipe`
+/// I/O errors for the caller to treat as a normal end.
+pub fn print_batches(
+    out: &mut dyn Write,
+    format: Format,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+) -> Result<()> {
+    // Arrow's writers turn I/O errors into text; watch the pipe underneath them.
+    let mut watched = Watch {
+        inner: out,
+        broken: false,
+    };
+    let result = print_to(&mut watched, format, schema, batches);
+    if watched.broken {
+        return Err(Error::io("stdout", std::io::ErrorKind::BrokenPipe.into()));
+    }
+    result
+}
+
+struct Watch<'a> {
+    inner: &'a mut dyn Write,
+    broken: bool,
+}
+
+impl Write for Watch<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.inner
+            .write(buf)
+            .inspect_err(|e| self.broken |= e.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner
+            .flush()
+            .inspect_err(|e| self.broken |= e.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+}
+
+fn print_to(
+    out: &mut dyn Write,
+    format: Format,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+) -> Result<()> {
+    let io = |e: std::io::Error| Error::io("stdout", e);
+    match format {
+        Format::Table => {
+            let text = arrow::util::pretty::pretty_format_batches(batches)?;
+            writeln!(out, "{text}").map_err(io)?;
+        }
+        Format::Csv => {
+            let batches = batches
+                .iter()
+                .map(nested_as_json)
+                .collect::<Result<Vec<_>>>()?;
+            let mut w = arrow::csv::WriterBuilder::new()
+                .with_header(true)
+                .build(&mut *out);
+            if batches.is_empty() {
+                let names: Vec<_> = schema.fields().iter().map(|f| f.name().clone()).collect();
+                drop(w);
+                writeln!(out, "{}", names.join(",")).map_err(io)?;
+            } else {
+                for b in &batches {
+                    w.write(b)?;
+                }
+            }
+        }
+        Format::Json => {
+            let mut w = arrow::json::LineDelimitedWriter::new(&mut *out);
+            for b in batches {
+                w.write(b)?;
+            }
+            w.finish()?;
+        }
+        Format::Parquet => {
+            return Err(Error::Usage(
+                "--format parquet writes a file: give --output FILE".into(),
+            ));
+        }
+    }
+    out.flush().map_err(io)
+}
+
+/// CSV cannot hold lists or structs: turn each nested column into its JSON text.
+fn nested_as_json(batch: &RecordBatch) -> Result<RecordBatch> {
+    use arrow::array::{ArrayRef, StringArray};
+    use arrow::datatypes::{DataType, Field, Schema};
+    let nested = |t: &DataType| t.is_nested();
+    if !batch
+        .schema()
+        .fields()
+        .iter()
+        .any(|f| nested(f.data_type()))
+    {
+        return Ok(batch.clone());
+    }
+    let mut fields = Vec::new();
+    let mut cols: Vec<ArrayRef> = Vec::new();
+    for (f, col) in batch.schema().fields().iter().zip(batch.columns()) {
+        if !nested(f.data_type()) {
+            fields.push(f.as_ref().clone());
+            cols.push(col.clone());
+            continue;
+        }
+        // One-column batch through the JSON writer, then strip the `{"name":` wrapper.
+        let one = RecordBatch::try_new(
+            Arc::new(Schema::new(vec![Field::new(
+                "v",
+                f.data_type().clone(),
+                true,
+            )])),
+            vec![col.clone()],
+        )?;
+        let mut buf = Vec::new();
+        let mut w = arrow::json::writer::LineDelimitedWriter::new(&mut buf);
+        w.write(&one)?;
+        w.finish()?;
+        let text = String::from_utf8(buf).map_err(|e| Error::Input(e.to_string()))?;
+        let values: Vec<Option<String>> = text
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).ok()?;
+                v.get("v").map(|x| x.to_string())
+            })
+            .collect();
+        fields.push(Field::new(f.name(), DataType::Utf8, true));
+        cols.push(Arc::new(StringArray::from(values)));
+    }
+    Ok(RecordBatch::try_new(Arc::new(Schema::new(fields)), cols)?)
+}
+
+/// True when an error is a closed pipe (`groundcheck sql … | head`), which is not a failure.
+pub fn is_broken_pipe(e: &Error) -> bool {
+    match e {
+        Error::Io { source, .. } => source.kind() == std::io::ErrorKind::BrokenPipe,
+        _ => false,
+    }
+}

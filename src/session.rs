@@ -1,0 +1,401 @@
+//! A DataFusion session with every groundcheck table and function registered.
+//!
+//! `Session::open` finds each input table in a project folder (local or `s3://`), or where
+//! a `--table NAME=PATH` override points, and registers it: Parquet as a ListingTable,
+//! JSONL as a streaming table that checks every line as it reads. Nothing is read at open
+//! time but file listings. A table the project does not have is registered empty, with a
+//! note, so that every query plans against the same schema. Every `queries/*.sql` is
+//! then registered as a view of its name.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use datafusion::catalog::TableProvider;
+use datafusion::catalog::streaming::StreamingTable;
+use datafusion::datasource::empty::EmptyTable;
+use datafusion::datasource::file_format::parquet::ParquetFormat;
+use datafusion::datasource::listing::{
+    ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+};
+use datafusion::execution::object_store::{DefaultObjectStoreRegistry, ObjectStoreRegistry};
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_plan::streaming::PartitionStream;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use object_store::ObjectStore;
+use url::Url;
+
+use crate::error::{Error, Result};
+use crate::ingest::jsonl::{ReadOptions, SourceFile, read_jsonl};
+use crate::ingest::rejects::Rejects;
+use crate::location::{Listed, Location, store_key};
+use crate::model::{TableSpec, all_tables, table};
+
+/// The file formats a table can be read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Jsonl,
+    Parquet,
+}
+
+impl Format {
+    fn of(path: &str) -> Option<Self> {
+        let lower = path.to_ascii_lowercase();
+        if lower.ends_with(".jsonl") || lower.ends_with(".ndjson") || lower.ends_with(".json") {
+            Some(Format::Jsonl)
+        } else if lower.ends_with(".parquet") {
+            Some(Format::Parquet)
+        } else {
+            None
+        }
+    }
+}
+
+/// Where one table was found.
+#[derive(Debug, Clone)]
+pub struct TableSource {
+    pub spec: &'static TableSpec,
+    /// The location searched (for messages).
+    pub searched: String,
+    pub format: Option<Format>,
+    pub files: Vec<Listed>,
+    pub store: Arc<dyn ObjectStore>,
+}
+
+impl TableSource {
+    pub fn source_files(&self) -> Vec<SourceFile> {
+        self.files
+            .iter()
+            .map(|f| SourceFile {
+                store: self.store.clone(),
+                meta: f.meta.clone(),
+                display: f.display.clone(),
+            })
+            .collect()
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.files.iter().map(|f| f.meta.size).sum()
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SessionOptions {
+    /// Project folder: local path or `s3://bucket/prefix`.
+    pub data: String,
+    /// `NAME=PATH` overrides: a table read from a file, folder or glob of its own.
+    pub tables: Vec<(String, String)>,
+    pub read: ReadOptions,
+}
+
+pub struct Session {
+    pub ctx: SessionContext,
+    pub sources: Vec<TableSource>,
+    pub rejects: Rejects,
+    /// Things the user should know that are not errors (a missing table, an ignored file).
+    pub notes: Vec<String>,
+    pub read: ReadOptions,
+}
+
+impl Session {
+    pub async fn open(opts: SessionOptions) -> Result<Self> {
+        let ctx = new_context()?;
+        let overrides: BTreeMap<&str, &str> = opts
+            .tables
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        for name in overrides.keys() {
+            if table(name).is_none() {
+                let known: Vec<_> = all_tables().iter().map(|t| t.name).collect();
+                return Err(Error::Usage(format!(
+                    "--table {name}=…: no such table (tables: {})",
+                    known.join(", ")
+                )));
+            }
+        }
+        let project = Location::parse(&opts.data)?;
+        let mut session = Session {
+            ctx,
+            sources: Vec::new(),
+            rejects: Rejects::default(),
+            notes: Vec::new(),
+            read: opts.read.clone(),
+        };
+        for spec in all_tables() {
+            let source = match overrides.get(spec.name) {
+                Some(path) => session.find_at(spec, &Location::parse(path)?, true).await?,
+                None => session.find_in_project(spec, &project).await?,
+            };
+            session.register(&source)?;
+            session.sources.push(source);
+        }
+        crate::queries::register_views(&session.ctx).await?;
+        Ok(session)
+    }
+
+    fn store(&self, loc: &Location) -> Result<Arc<dyn ObjectStore>> {
+        Ok(self.ctx.runtime_env().object_store(&loc.store_url)?)
+    }
+
+    /// `cases.jsonl`, `cases.json`, `cases.ndjson`, `cases.parquet`, or a folder `cases/`.
+    async fn find_in_project(
+        &mut self,
+        spec: &'static TableSpec,
+        project: &Location,
+    ) -> Result<TableSource> {
+        let store = self.store(project)?;
+        let mut found = Vec::new();
+        for ext in ["jsonl", "ndjson", "json", "parquet"] {
+            if let Some(f) = project
+                .join(&format!("{}.{ext}", spec.location))
+                .head(&store)
+                .await
+            {
+                found.push(f);
+            }
+        }
+        let dir = project.join(spec.location);
+        if found.is_empty() {
+            return self.find_at(spec, &dir, false).await;
+        }
+        let searched = found
+            .iter()
+            .map(|f| f.display.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        if !dir.list(&store).await?.is_empty() {
+            return Err(Error::Input(format!(
+                "table {}: both {} and the folder {}; keep one",
+                spec.name,
+                searched,
+                dir.display(&dir.prefix)
+            )));
+        }
+        self.make_source(spec, searched, store, found)
+    }
+
+    async fn find_at(
+        &mut self,
+        spec: &'static TableSpec,
+        loc: &Location,
+        explicit: bool,
+    ) -> Result<TableSource> {
+        let store = self.store(loc)?;
+        let searched = format!(
+            "{}{}",
+            loc.display(&loc.prefix),
+            loc.glob
+                .as_ref()
+                .map(|g| format!("/{g}"))
+                .unwrap_or_default()
+        );
+        let listed = loc.list(&store).await?;
+        if explicit && listed.is_empty() {
+            return Err(Error::Input(format!(
+                "table {}: no files at {searched}",
+                spec.name
+            )));
+        }
+        self.make_source(spec, searched, store, listed)
+    }
+
+    fn make_source(
+        &mut self,
+        spec: &'static TableSpec,
+        searched: String,
+        store: Arc<dyn ObjectStore>,
+        listed: Vec<Listed>,
+    ) -> Result<TableSource> {
+        let mut files = Vec::new();
+        let mut formats = Vec::new();
+        for f in listed {
+            match Format::of(&f.display) {
+                Some(fmt) => {
+                    formats.push(fmt);
+                    files.push(f);
+                }
+                None => self.notes.push(format!(
+                    "table {}: ignored {} (not .jsonl, .ndjson, .json or .parquet)",
+                    spec.name, f.display
+                )),
+            }
+        }
+        formats.sort_by_key(|f| *f as u8);
+        formats.dedup();
+        if formats.len() > 1 {
+            return Err(Error::Input(format!(
+                "table {}: {searched} holds both JSONL and Parquet files; keep one format per table",
+                spec.name
+            )));
+        }
+        if files.is_empty() {
+            self.notes.push(format!(
+                "table {}: nothing at {searched}; the table is empty",
+                spec.name
+            ));
+        }
+        Ok(TableSource {
+            spec,
+            searched,
+            format: formats.first().copied(),
+            files,
+            store,
+        })
+    }
+
+    fn register(&self, source: &TableSource) -> Result<()> {
+        let provider = self.provider(source)?;
+        self.ctx.register_table(source.spec.name, provider)?;
+        Ok(())
+    }
+
+    /// The table as DataFusion reads it.
+    pub fn provider(&self, source: &TableSource) -> Result<Arc<dyn TableProvider>> {
+        let schema = source.spec.schema.clone();
+        Ok(match source.format {
+            None => Arc::new(EmptyTable::new(schema)),
+            Some(Format::Parquet) => {
+                let urls = source
+                    .files
+                    .iter()
+                    .map(|f| ListingTableUrl::parse(&f.url))
+                    .collect::<datafusion::error::Result<Vec<_>>>()?;
+                let options = ListingOptions::new(Arc::new(ParquetFormat::default()))
+                    .with_file_extension(".parquet");
+                let config = ListingTableConfig::new_with_multi_paths(urls)
+                    .with_listing_options(options)
+                    .with_schema(schema);
+                Arc::new(ListingTable::try_new(config)?)
+            }
+            Some(Format::Jsonl) => {
+                // Files are spread over partitions so a scan reads them in parallel; each
+                // partition reads its files in path order.
+                let n = self.ctx.copied_config().target_partitions().max(1);
+                let mut parts: Vec<Vec<SourceFile>> = vec![Vec::new(); n.min(source.files.len())];
+                for (i, f) in source.source_files().into_iter().enumerate() {
+                    let k = i % parts.len();
+                    parts[k].push(f);
+                }
+                let partitions = parts
+                    .into_iter()
+                    .map(|files| {
+                        Arc::new(JsonlPartition {
+                            spec: source.spec,
+                            files,
+                            read: self.read.clone(),
+                            rejects: self.rejects.clone(),
+                        }) as Arc<dyn PartitionStream>
+                    })
+                    .collect();
+                Arc::new(InputTable(Arc::new(StreamingTable::try_new(
+                    schema, partitions,
+                )?)))
+            }
+        })
+    }
+
+    /// Where each table came from, for `groundcheck tables` and messages.
+    pub fn source(&self, name: &str) -> Option<&TableSource> {
+        self.sources.iter().find(|s| s.spec.name == name)
+    }
+}
+
+/// A SessionContext with our functions, datafusion-functions-json's, and an object store
+/// registry that builds S3 stores on first use.
+pub fn new_context() -> Result<SessionContext> {
+    let runtime = RuntimeEnvBuilder::new()
+        .with_object_store_registry(Arc::new(S3Registry::default()))
+        .build_arc()?;
+    let config = SessionConfig::new().with_information_schema(true);
+    let mut ctx = SessionContext::new_with_config_rt(config, runtime);
+    groundcheck_udfs::register_all(&mut ctx)?;
+    datafusion_functions_json::register_all(&mut ctx)?;
+    Ok(ctx)
+}
+
+#[derive(Debug)]
+struct JsonlPartition {
+    spec: &'static TableSpec,
+    files: Vec<SourceFile>,
+    read: ReadOptions,
+    rejects: Rejects,
+}
+
+impl PartitionStream for JsonlPartition {
+    fn schema(&self) -> &arrow::datatypes::SchemaRef {
+        &self.spec.schema
+    }
+
+    fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
+        read_jsonl(
+            self.spec,
+            self.files.clone(),
+            self.read.clone(),
+            self.rejects.clone(),
+            None,
+        )
+    }
+}
+
+/// Builds an S3 store per bucket on first use, from the standard AWS environment
+/// (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT`,
+/// `AWS_ALLOW_HTTP`, …). Path-style requests unless `AWS_VIRTUAL_HOSTED_STYLE_REQUEST`.
+#[derive(Debug, Default)]
+pub struct S3Registry {
+    inner: DefaultObjectStoreRegistry,
+}
+
+impl ObjectStoreRegistry for S3Registry {
+    fn register_store(
+        &self,
+        url: &Url,
+        store: Arc<dyn ObjectStore>,
+    ) -> Option<Arc<dyn ObjectStore>> {
+        self.inner.register_store(url, store)
+    }
+
+    fn get_store(&self, url: &Url) -> datafusion::error::Result<Arc<dyn ObjectStore>> {
+        if let Ok(store) = self.inner.get_store(url) {
+            return Ok(store);
+        }
+        if url.scheme() != "s3" {
+            return self.inner.get_store(url);
+        }
+        let bucket = url.host_str().unwrap_or_default();
+        let store = object_store::aws::AmazonS3Builder::from_env()
+            .with_bucket_name(bucket)
+            .build()
+            .map_err(|e| Error::Input(format!("s3://{bucket}: {e}")))?;
+        let store: Arc<dyn ObjectStore> = Arc::new(store);
+        let key = Url::parse(&store_key(url)).map_err(|e| Error::Input(e.to_string()))?;
+        self.inner.register_store(&key, store.clone());
+        Ok(store)
+    }
+}
+
+/// A streaming table that says it is a base table (StreamingTable calls itself a view,
+/// which would put inputs among the views in information_schema).
+#[derive(Debug)]
+struct InputTable(Arc<StreamingTable>);
+
+#[async_trait::async_trait]
+impl TableProvider for InputTable {
+    fn schema(&self) -> arrow::datatypes::SchemaRef {
+        self.0.schema()
+    }
+
+    fn table_type(&self) -> datafusion::datasource::TableType {
+        datafusion::datasource::TableType::Base
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn datafusion::catalog::Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[datafusion::prelude::Expr],
+        limit: Option<usize>,
+    ) -> datafusion::error::Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
+        self.0.scan(state, projection, filters, limit).await
+    }
+}

@@ -1,0 +1,236 @@
+//! Each kind of bad input line: a clear error naming file, line and field under
+//! `--on-bad-line fail`; under `skip`, the line kept unchanged in OUT/rejects.jsonl, the
+//! count printed, and every good line still read.
+
+use std::path::Path;
+
+use crate::support::{ok, run};
+
+const GOOD: &str =
+    r#"{"run_id":"r1","server":"s","trace_id":"t1","step":1,"kind":"user","text":"hi"}"#;
+
+/// A project whose traces/a.jsonl has a good line, `bad` as line 2, and a good line 3.
+fn project(dir: &Path, bad: &[u8]) {
+    let traces = dir.join("p/traces");
+    std::fs::create_dir_all(&traces).unwrap();
+    let mut body = Vec::new();
+    body.extend_from_slice(GOOD.as_bytes());
+    body.push(b'\n');
+    body.extend_from_slice(bad);
+    body.push(b'\n');
+    body.extend_from_slice(GOOD.replace("\"step\":1", "\"step\":3").as_bytes());
+    body.push(b'\n');
+    std::fs::write(traces.join("a.jsonl"), body).unwrap();
+}
+
+fn fails_with(bad: &[u8], expected: &str, extra: &[&str]) {
+    let tmp = tempfile::tempdir().unwrap();
+    project(tmp.path(), bad);
+    let mut args = vec!["sql", "--data", "p", "SELECT count(*) FROM steps"];
+    args.extend_from_slice(extra);
+    let r = run(tmp.path(), &args);
+    assert_eq!(r.code, 2, "stdout: {}", r.stdout);
+    let want = format!("p/traces/a.jsonl:2: {expected}");
+    assert!(
+        r.stderr.contains(&want),
+        "wanted `{want}` in:\n{}",
+        r.stderr
+    );
+    // The same under ingest, which must not leave a half-written file behind.
+    let mut args = vec!["ingest", "--data", "p", "--out", "out"];
+    args.extend_from_slice(extra);
+    let r = run(tmp.path(), &args);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains(&want), "{}", r.stderr);
+    assert!(!tmp.path().join("out/traces.parquet").exists());
+}
+
+fn skipped_as(bad: &[u8], extra: &[&str]) -> serde_json::Value {
+    let tmp = tempfile::tempdir().unwrap();
+    project(tmp.path(), bad);
+    let mut args = vec![
+        "ingest",
+        "--data",
+        "p",
+        "--out",
+        "out",
+        "--on-bad-line",
+        "skip",
+    ];
+    args.extend_from_slice(extra);
+    let r = run(tmp.path(), &args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("rejected 1 input line(s)"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stdout.contains("steps                     2 rows"),
+        "{}",
+        r.stdout
+    );
+    let steps = ok(
+        tmp.path(),
+        &[
+            "sql",
+            "--data",
+            "out",
+            "--format",
+            "csv",
+            "SELECT step FROM steps ORDER BY step",
+        ],
+    );
+    assert_eq!(steps, "step\n1\n3\n");
+    let rejects = std::fs::read_to_string(tmp.path().join("out/rejects.jsonl")).unwrap();
+    let lines: Vec<_> = rejects.lines().collect();
+    assert_eq!(lines.len(), 1, "{rejects}");
+    let v: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(v["table"], "steps");
+    assert_eq!(v["line"], 2);
+    assert!(v["file"].as_str().unwrap().ends_with("p/traces/a.jsonl"));
+    v
+}
+
+#[test]
+fn malformed_json() {
+    let bad = br#"{"run_id":"r1","server":"s","#;
+    fails_with(bad, "malformed JSON: EOF while parsing", &[]);
+    let v = skipped_as(bad, &[]);
+    assert_eq!(v["raw"], std::str::from_utf8(bad).unwrap());
+    assert_eq!(v["field"], serde_json::Value::Null);
+}
+
+#[test]
+fn wrong_type() {
+    let bad = GOOD.replace("\"step\":1", "\"step\":\"two\"");
+    fails_with(
+        bad.as_bytes(),
+        "field `step`: expected integer, found string",
+        &[],
+    );
+    let v = skipped_as(bad.as_bytes(), &[]);
+    assert_eq!(v["field"], "step");
+    assert_eq!(v["raw"], bad);
+}
+
+#[test]
+fn missing_required_field() {
+    let bad = GOOD.replace("\"trace_id\":\"t1\",", "");
+    fails_with(
+        bad.as_bytes(),
+        "field `trace_id`: missing required field",
+        &[],
+    );
+    assert_eq!(
+        skipped_as(bad.as_bytes(), &[])["reason"],
+        "missing required field"
+    );
+}
+
+#[test]
+fn value_outside_its_set() {
+    let bad = GOOD.replace("\"kind\":\"user\"", "\"kind\":\"tool_use\"");
+    fails_with(
+        bad.as_bytes(),
+        "field `kind`: expected one of user | assistant",
+        &[],
+    );
+}
+
+#[test]
+fn invalid_utf8() {
+    let mut bad = GOOD.as_bytes().to_vec();
+    bad.splice(60..60, [0xff, 0xfe]);
+    fails_with(&bad, "invalid UTF-8 at byte 60 of the line", &[]);
+    let v = skipped_as(&bad, &[]);
+    use base64::Engine;
+    let raw = base64::engine::general_purpose::STANDARD
+        .decode(v["raw_base64"].as_str().unwrap())
+        .unwrap();
+    assert_eq!(raw, bad, "the rejected line must be kept byte for byte");
+}
+
+#[test]
+fn oversized_line() {
+    use base64::Engine;
+    let bad = GOOD.replace("\"hi\"", &format!("\"{}\"", "x".repeat(5000)));
+    let expected = format!(
+        "line of {} bytes is longer than the limit of 1000 bytes",
+        bad.len()
+    );
+    fails_with(bad.as_bytes(), &expected, &["--max-line-bytes", "1000"]);
+    let v = skipped_as(bad.as_bytes(), &["--max-line-bytes", "1000"]);
+    assert_eq!(v["bytes"], bad.len());
+    let prefix = base64::engine::general_purpose::STANDARD
+        .decode(v["raw_prefix_base64"].as_str().unwrap())
+        .unwrap();
+    assert_eq!(prefix, bad.as_bytes()[..1024]);
+    assert_eq!(v["byte_offset"], GOOD.len() + 1);
+}
+
+#[test]
+fn a_bad_nested_field_is_named_by_its_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join("p")).unwrap();
+    let seed = std::fs::read_to_string(crate::support::demo().join("cases.jsonl")).unwrap();
+    let first = seed
+        .lines()
+        .next()
+        .unwrap()
+        .replace("\"2026-06-30\"", "\"30/06/2026\"");
+    std::fs::write(tmp.path().join("p/cases.jsonl"), format!("\n{first}\n")).unwrap();
+    let r = run(tmp.path(), &["sql", "--data", "p", "SELECT * FROM cases"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("p/cases.jsonl:2: field `gold.window.end`: expected a date YYYY-MM-DD, found \"30/06/2026\""),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn blank_lines_and_crlf_are_fine() {
+    let tmp = tempfile::tempdir().unwrap();
+    let traces = tmp.path().join("p/traces");
+    std::fs::create_dir_all(&traces).unwrap();
+    std::fs::write(traces.join("a.jsonl"), format!("{GOOD}\r\n\r\n  \n{GOOD}")).unwrap();
+    let out = ok(
+        tmp.path(),
+        &[
+            "sql",
+            "--data",
+            "p",
+            "--format",
+            "csv",
+            "SELECT count(*) AS n FROM steps",
+        ],
+    );
+    assert_eq!(out, "n\n2\n");
+}
+
+#[test]
+fn a_query_that_reads_a_table_twice_counts_each_reject_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    project(tmp.path(), b"not json");
+    let r = run(
+        tmp.path(),
+        &[
+            "sql",
+            "--data",
+            "p",
+            "--on-bad-line",
+            "skip",
+            "--format",
+            "csv",
+            "SELECT (SELECT count(*) FROM steps) + (SELECT count(*) FROM steps) AS n",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, "n\n4\n");
+    assert!(
+        r.stderr.contains("rejected 1 input line(s)"),
+        "{}",
+        r.stderr
+    );
+}

@@ -1,0 +1,372 @@
+//! The CLI on the demo project: ingest round trip, determinism, output formats, docs.
+
+use std::io::Read;
+use std::process::Stdio;
+
+use crate::support::{cmd, demo, ok, root, run, tree};
+
+const QUERY: &str = "SELECT case_id, gold.answer, gold.\"window\".\"start\" AS ws, label.failure_class, cost.usd FROM cases ORDER BY case_id";
+const STEPS_QUERY: &str = "SELECT run_id, server, step, kind, tool, arguments, as_of, input_tokens FROM steps ORDER BY server, step";
+
+#[test]
+fn ingest_then_query_parquet_gives_the_jsonl_answers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let d = demo();
+    let printed = ok(
+        tmp.path(),
+        &["ingest", "--data", d.to_str().unwrap(), "--out", "out"],
+    );
+    assert!(
+        printed.contains("cases                     3 rows from    1 file(s)"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("steps                    13 rows from    2 file(s)"),
+        "{printed}"
+    );
+    for f in [
+        "cases.parquet",
+        "traces.parquet",
+        "context/catalog.parquet",
+        "snapshots.parquet",
+    ] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    for q in [QUERY, STEPS_QUERY] {
+        let from_jsonl = ok(
+            tmp.path(),
+            &["sql", "--data", d.to_str().unwrap(), "--format", "csv", q],
+        );
+        let from_parquet = ok(tmp.path(), &["sql", "--data", "out", "--format", "csv", q]);
+        assert_eq!(from_jsonl, from_parquet);
+    }
+    let csv = ok(
+        tmp.path(),
+        &["sql", "--data", "out", "--format", "csv", QUERY],
+    );
+    assert_eq!(
+        csv,
+        "case_id,cases.gold[answer],ws,cases.label[failure_class],cases.cost[usd]\n\
+         acme-open-tickets-003,7,,entity,0.0198\n\
+         deals-closing-month-041,\"[\"\"D-1007\"\",\"\"D-1012\"\"]\",2026-07-01,policy,0.0263\n\
+         emea-active-q2-017,1284,2026-04-01,semantic,0.0912\n"
+    );
+}
+
+#[test]
+fn ingest_is_byte_for_byte_repeatable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = demo();
+    for out in ["a", "b"] {
+        ok(
+            tmp.path(),
+            &["ingest", "-q", "--data", d.to_str().unwrap(), "--out", out],
+        );
+    }
+    // And again into an existing output, which must be replaced, not appended to.
+    ok(
+        tmp.path(),
+        &["ingest", "-q", "--data", d.to_str().unwrap(), "--out", "b"],
+    );
+    let a = tree(&tmp.path().join("a"));
+    let b = tree(&tmp.path().join("b"));
+    assert_eq!(
+        a.iter().map(|x| &x.0).collect::<Vec<_>>(),
+        b.iter().map(|x| &x.0).collect::<Vec<_>>()
+    );
+    assert!(a == b, "outputs differ");
+    assert!(
+        !a.iter().any(|(p, _)| p.contains(".tmp-")),
+        "temporary file left behind"
+    );
+}
+
+#[test]
+fn ingest_partitions_by_run_id_and_reads_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = demo();
+    // First unpartitioned, then partitioned into the same folder: the old layout must go.
+    ok(
+        tmp.path(),
+        &[
+            "ingest",
+            "-q",
+            "--data",
+            d.to_str().unwrap(),
+            "--out",
+            "out",
+        ],
+    );
+    ok(
+        tmp.path(),
+        &[
+            "ingest",
+            "-q",
+            "--data",
+            d.to_str().unwrap(),
+            "--out",
+            "out",
+            "--partition-by",
+            "run_id",
+        ],
+    );
+    let out = tmp.path().join("out");
+    assert!(
+        out.join("traces/run_id=demo-2026-07-02/part-0.parquet")
+            .is_file()
+    );
+    assert!(!out.join("traces.parquet").exists());
+    // Tables without the column are written whole.
+    assert!(out.join("cases.parquet").is_file());
+    let a = ok(
+        tmp.path(),
+        &[
+            "sql",
+            "--data",
+            d.to_str().unwrap(),
+            "--format",
+            "csv",
+            STEPS_QUERY,
+        ],
+    );
+    let b = ok(
+        tmp.path(),
+        &["sql", "--data", "out", "--format", "csv", STEPS_QUERY],
+    );
+    assert_eq!(a, b);
+    let r = run(
+        tmp.path(),
+        &[
+            "ingest",
+            "--data",
+            d.to_str().unwrap(),
+            "--out",
+            "x",
+            "--partition-by",
+            "nope",
+        ],
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("--partition-by nope: no table has that column"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn ingest_refuses_to_write_into_its_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    crate::support::copy_dir(&demo(), &tmp.path().join("p"));
+    let r = run(tmp.path(), &["ingest", "--data", "p", "--out", "p"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("is the input folder"), "{}", r.stderr);
+}
+
+#[test]
+fn sql_output_formats() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = demo();
+    let q = "SELECT term, tools FROM glossary ORDER BY term";
+    let json = ok(
+        tmp.path(),
+        &["sql", "--data", d.to_str().unwrap(), "--format", "json", q],
+    );
+    assert_eq!(
+        json,
+        "{\"term\":\"EMEA\",\"tools\":[\"active_customer_count\"]}\n{\"term\":\"active customer\",\"tools\":[\"active_customer_count\"]}\n"
+    );
+    // CSV cannot hold a list: it becomes JSON text.
+    let csv = ok(
+        tmp.path(),
+        &["sql", "--data", d.to_str().unwrap(), "--format", "csv", q],
+    );
+    assert_eq!(
+        csv,
+        "term,tools\nEMEA,\"[\"\"active_customer_count\"\"]\"\nactive customer,\"[\"\"active_customer_count\"\"]\"\n"
+    );
+    let table = ok(
+        tmp.path(),
+        &[
+            "sql",
+            "--data",
+            d.to_str().unwrap(),
+            "SELECT count(*) AS n FROM catalog",
+        ],
+    );
+    assert_eq!(table, "+----+\n| n  |\n+----+\n| 15 |\n+----+\n");
+    // Parquet needs a file, and the file reads back.
+    let r = run(
+        tmp.path(),
+        &[
+            "sql",
+            "--data",
+            d.to_str().unwrap(),
+            "--format",
+            "parquet",
+            q,
+        ],
+    );
+    assert_eq!(r.code, 2);
+    ok(
+        tmp.path(),
+        &[
+            "sql",
+            "--data",
+            d.to_str().unwrap(),
+            "--format",
+            "parquet",
+            "-o",
+            "g.parquet",
+            q,
+        ],
+    );
+    let back = ok(
+        tmp.path(),
+        &[
+            "sql",
+            "--data",
+            d.to_str().unwrap(),
+            "--format",
+            "json",
+            "CREATE EXTERNAL TABLE g STORED AS PARQUET LOCATION 'g.parquet'; SELECT term FROM g ORDER BY term",
+        ],
+    );
+    assert_eq!(
+        back,
+        "{\"term\":\"EMEA\"}\n{\"term\":\"active customer\"}\n"
+    );
+}
+
+#[test]
+fn sql_reads_a_file_and_standard_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = demo();
+    std::fs::write(
+        tmp.path().join("q.sql"),
+        "-- two statements\nSELECT 1 AS a;\nSELECT count(*) AS n FROM pricing;\n",
+    )
+    .unwrap();
+    let out = ok(
+        tmp.path(),
+        &[
+            "sql",
+            "--data",
+            d.to_str().unwrap(),
+            "--format",
+            "csv",
+            "-f",
+            "q.sql",
+        ],
+    );
+    assert_eq!(out, "a\n1\nn\n3\n");
+    let mut child = cmd(tmp.path())
+        .args(["sql", "--data", d.to_str().unwrap(), "--format", "csv"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"SELECT count(*) AS n FROM steps")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "n\n13\n");
+}
+
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = demo();
+    let mut child = cmd(tmp.path())
+        .args([
+            "sql",
+            "--data",
+            d.to_str().unwrap(),
+            "--format",
+            "csv",
+            "SELECT * FROM generate_series(1, 2000000)",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 64];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn sql_errors_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = demo();
+    let r = run(
+        tmp.path(),
+        &[
+            "sql",
+            "--data",
+            d.to_str().unwrap(),
+            "SELECT nope FROM cases",
+        ],
+    );
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("nope"), "{}", r.stderr);
+}
+
+#[test]
+fn docs_tables_md_is_generated_from_the_code() {
+    let generated = ok(&root(), &["tables", "--markdown"]);
+    let committed = std::fs::read_to_string(root().join("docs/tables.md")).unwrap();
+    assert!(
+        generated == committed,
+        "docs/tables.md is stale: run `cargo run -- tables --markdown > docs/tables.md`"
+    );
+}
+
+#[test]
+fn every_verb_says_what_it_reads_and_writes() {
+    for verb in ["ingest", "sql", "tables"] {
+        let help = ok(&root(), &[verb, "--help"]);
+        assert!(help.contains("--data"), "{verb}: {help}");
+        assert!(
+            help.contains("Read") || help.contains("read"),
+            "{verb}: {help}"
+        );
+        assert!(
+            help.contains("rite") || verb == "tables",
+            "{verb} --help says nothing of what it writes"
+        );
+    }
+}
+
+#[test]
+fn tables_lists_where_each_table_was_found() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("cases.jsonl"), "").unwrap();
+    let out = ok(tmp.path(), &["tables", "--data", "."]);
+    let cases = out.lines().find(|l| l.starts_with("cases ")).unwrap();
+    assert!(
+        cases.contains("jsonl") && cases.contains("cases.jsonl"),
+        "{cases}"
+    );
+    let steps = out.lines().find(|l| l.starts_with("steps ")).unwrap();
+    assert!(steps.contains(" - "), "{steps}");
+}

@@ -1,0 +1,7 @@
+//! Integration tests: the real binary in temporary folders, and a real S3 server.
+//! One test binary, so DataFusion is linked once.
+
+mod bad_input;
+mod cli;
+mod s3;
+mod support;

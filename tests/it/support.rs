@@ -1,0 +1,78 @@
+//! Helpers shared by the integration tests: running the binary, temp projects.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn demo() -> PathBuf {
+    root().join("datasets/demo")
+}
+
+/// The `groundcheck` binary, run in `dir`.
+pub fn cmd(dir: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_groundcheck"));
+    c.current_dir(dir).env_remove("GROUNDCHECK_DATA");
+    c
+}
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn run(dir: &Path, args: &[&str]) -> Run {
+    let out: Output = cmd(dir).args(args).output().expect("run groundcheck");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Runs and asserts exit code 0, returning stdout.
+pub fn ok(dir: &Path, args: &[&str]) -> String {
+    let r = run(dir, args);
+    assert_eq!(r.code, 0, "groundcheck {args:?} failed:\n{}", r.stderr);
+    r.stdout
+}
+
+/// Copies a folder tree.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+/// Every file below `dir` (relative path, bytes), in path order.
+pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                let rel = p.strip_prefix(base).unwrap().display().to_string();
+                out.push((rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    walk(dir, dir, &mut out);
+    out
+}

@@ -1,0 +1,24 @@
+//! groundcheck's DataFusion functions. `register_all` adds every one of them to any
+//! `FunctionRegistry` (a `SessionContext`, a Ballista executor's registry), by name.
+//!
+//! Every function is stateless: what it needs (a catalog, a glossary predicate) comes in
+//! as an argument, so a remote executor rebuilds it from the name alone.
+
+use std::sync::Arc;
+
+use datafusion::common::Result;
+use datafusion::execution::FunctionRegistry;
+use datafusion::logical_expr::ScalarUDF;
+
+/// Every scalar function this crate defines.
+pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
+    vec![]
+}
+
+/// Registers every groundcheck function into `registry`.
+pub fn register_all(registry: &mut dyn FunctionRegistry) -> Result<()> {
+    for f in scalar_functions() {
+        registry.register_udf(f)?;
+    }
+    Ok(())
+}
