@@ -162,7 +162,9 @@ async fn interactive(session: &Session, args: &Args) -> anyhow::Result<()> {
                 "\\q" | "quit" | "exit" => break,
                 "\\d" => {
                     let _ = editor.add_history_entry(trimmed);
-                    report(run_script(session, "SHOW TABLES", args).await);
+                    let list = "SELECT table_name, table_type FROM information_schema.tables \
+                                WHERE table_schema = 'public' ORDER BY table_name";
+                    report(run_script(session, list, args).await);
                     continue;
                 }
                 "" => continue,

@@ -370,3 +370,35 @@ fn tables_lists_where_each_table_was_found() {
     let steps = out.lines().find(|l| l.starts_with("steps ")).unwrap();
     assert!(steps.contains(" - "), "{steps}");
 }
+
+#[test]
+fn the_seed_case_round_trips_through_parquet() {
+    let tmp = tempfile::tempdir().unwrap();
+    let seed: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/fixtures/seed_case.json")).unwrap(),
+    )
+    .unwrap();
+    // The seed's text, one line, as cases.jsonl.
+    std::fs::create_dir_all(tmp.path().join("p")).unwrap();
+    std::fs::write(tmp.path().join("p/cases.jsonl"), format!("{seed}\n")).unwrap();
+    ok(tmp.path(), &["ingest", "-q", "--data", "p", "--out", "out"]);
+    let row = ok(
+        tmp.path(),
+        &[
+            "sql",
+            "--data",
+            "out",
+            "--format",
+            "json",
+            "SELECT * FROM cases",
+        ],
+    );
+    let back: serde_json::Value = serde_json::from_str(row.trim()).unwrap();
+    // gold.answer is kept as JSON text and the seed's "number" fields are floats;
+    // everything else comes back as it went in.
+    let mut expected = seed.clone();
+    expected["gold"]["answer"] = serde_json::json!("1284");
+    expected["gold"]["tolerance"] = serde_json::json!(0.0);
+    expected["gold"]["freshness_bound_hours"] = serde_json::json!(24.0);
+    assert_eq!(back, expected);
+}
