@@ -2,7 +2,13 @@
 //! `FunctionRegistry` (a `SessionContext`, a Ballista executor's registry), by name.
 //!
 //! Every function is stateless: what it needs (a catalog, a glossary predicate) comes in
-//! as an argument, so a remote executor rebuilds it from the name alone.
+//! as an argument, so a remote executor rebuilds it from the name alone. The only shared
+//! state is a memo of results for repeated inputs, which never changes an answer.
+
+pub mod common;
+pub mod predicate_match;
+pub mod sql;
+pub mod sql_fields;
 
 use std::sync::Arc;
 
@@ -12,7 +18,15 @@ use datafusion::logical_expr::ScalarUDF;
 
 /// Every scalar function this crate defines.
 pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
-    vec![]
+    vec![
+        Arc::new(ScalarUDF::new_from_impl(sql_fields::SqlFields::default())),
+        Arc::new(ScalarUDF::new_from_impl(
+            predicate_match::PredicateMatch::verdict(),
+        )),
+        Arc::new(ScalarUDF::new_from_impl(
+            predicate_match::PredicateMatch::reason(),
+        )),
+    ]
 }
 
 /// Registers every groundcheck function into `registry`.

@@ -1,0 +1,189 @@
+//! What every function shares: reading string and list arguments in any of Arrow's string
+//! layouts (Utf8, LargeUtf8, Utf8View), argument type checks, the catalog argument, and a
+//! bounded memo for results of repeated inputs.
+//!
+//! Policy for bad values, the same in every function: a value that cannot be analyzed
+//! gives a result that says so (a reason, `unsure`), never a panic; an argument of the
+//! wrong type is a plan error.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex};
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, GenericListArray, OffsetSizeTrait};
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::{Result, plan_err};
+use datafusion::logical_expr::ColumnarValue;
+
+use crate::sql::{Catalog, Dialect};
+
+pub fn is_string(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Null
+    )
+}
+
+pub fn is_string_list(t: &DataType) -> bool {
+    match t {
+        DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
+            is_string(f.data_type())
+        }
+        DataType::Null => true,
+        _ => false,
+    }
+}
+
+/// Plan-time check of argument types: `kinds[i]` is "string" or "string list"; the first
+/// `required` must be present.
+pub fn check_args(name: &str, args: &[DataType], kinds: &[&str], required: usize) -> Result<()> {
+    if args.len() < required || args.len() > kinds.len() {
+        return plan_err!(
+            "{name} takes {} to {} arguments ({}), got {}",
+            required,
+            kinds.len(),
+            kinds.join(", "),
+            args.len()
+        );
+    }
+    for (i, (t, kind)) in args.iter().zip(kinds).enumerate() {
+        let ok = match *kind {
+            "string list" => is_string_list(t),
+            _ => is_string(t),
+        };
+        if !ok {
+            return plan_err!("{name}: argument {} must be a {kind}, got {t}", i + 1);
+        }
+    }
+    Ok(())
+}
+
+/// Arguments as arrays of the batch's length (scalars repeated).
+pub fn arrays(args: &[ColumnarValue], rows: usize) -> Result<Vec<ArrayRef>> {
+    args.iter().map(|a| a.to_array(rows)).collect()
+}
+
+/// Row access to a string array of any layout.
+pub enum Strings<'a> {
+    Utf8(&'a datafusion::arrow::array::StringArray),
+    Large(&'a datafusion::arrow::array::LargeStringArray),
+    View(&'a datafusion::arrow::array::StringViewArray),
+    Null,
+}
+
+impl<'a> Strings<'a> {
+    pub fn new(a: &'a ArrayRef) -> Result<Self> {
+        Ok(match a.data_type() {
+            DataType::Utf8 => Strings::Utf8(a.as_string::<i32>()),
+            DataType::LargeUtf8 => Strings::Large(a.as_string::<i64>()),
+            DataType::Utf8View => Strings::View(a.as_string_view()),
+            DataType::Null => Strings::Null,
+            t => return plan_err!("expected a string, got {t}"),
+        })
+    }
+
+    pub fn get(&self, i: usize) -> Option<&'a str> {
+        match self {
+            Strings::Utf8(a) => a.is_valid(i).then(|| a.value(i)),
+            Strings::Large(a) => a.is_valid(i).then(|| a.value(i)),
+            Strings::View(a) => a.is_valid(i).then(|| a.value(i)),
+            Strings::Null => None,
+        }
+    }
+}
+
+/// The strings of row `i` of a list-of-strings array (None for a null row).
+pub fn list_strings(a: &ArrayRef, i: usize) -> Result<Option<Vec<String>>> {
+    fn of<O: OffsetSizeTrait>(l: &GenericListArray<O>, i: usize) -> Result<Option<Vec<String>>> {
+        if l.is_null(i) {
+            return Ok(None);
+        }
+        let values = l.value(i);
+        let s = Strings::new(&values)?;
+        Ok(Some(
+            (0..values.len())
+                .filter_map(|j| s.get(j).map(str::to_string))
+                .collect(),
+        ))
+    }
+    match a.data_type() {
+        DataType::List(_) => of(a.as_list::<i32>(), i),
+        DataType::LargeList(_) => of(a.as_list::<i64>(), i),
+        DataType::FixedSizeList(_, _) => {
+            let l = a.as_fixed_size_list();
+            if l.is_null(i) {
+                return Ok(None);
+            }
+            let values = l.value(i);
+            let s = Strings::new(&values)?;
+            Ok(Some(
+                (0..values.len())
+                    .filter_map(|j| s.get(j).map(str::to_string))
+                    .collect(),
+            ))
+        }
+        DataType::Null => Ok(None),
+        t => plan_err!("expected a list of strings, got {t}"),
+    }
+}
+
+/// The dialect argument, or an error naming the unknown dialect.
+pub fn dialect(name: Option<&str>) -> std::result::Result<Dialect, String> {
+    let name = name.unwrap_or("generic");
+    Dialect::from_name(name).ok_or_else(|| format!("unknown dialect {name}"))
+}
+
+/// Catalogs by content, so that one catalog repeated on every row is built once.
+#[derive(Default)]
+pub struct Catalogs {
+    built: HashMap<u64, Arc<Catalog>>,
+}
+
+impl Catalogs {
+    /// The catalog of row `i` of the catalog argument (empty when absent or null), and a
+    /// hash of its content for memo keys.
+    pub fn row(&mut self, arg: Option<&ArrayRef>, i: usize) -> Result<(Arc<Catalog>, u64)> {
+        let entries = match arg {
+            Some(a) => list_strings(a, i)?.unwrap_or_default(),
+            None => Vec::new(),
+        };
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        entries.hash(&mut h);
+        let key = h.finish();
+        let cat = self
+            .built
+            .entry(key)
+            .or_insert_with(|| Arc::new(Catalog::from_entries(entries.iter().map(String::as_str))))
+            .clone();
+        Ok((cat, key))
+    }
+}
+
+/// A bounded memo of results for repeated inputs (agents send the same SQL again and
+/// again). It only saves work: a hit returns what a miss would compute.
+pub struct Memo<K, V> {
+    map: Mutex<HashMap<K, V>>,
+    capacity: usize,
+}
+
+impl<K: Hash + Eq, V: Clone> Memo<K, V> {
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            map: Mutex::new(HashMap::new()),
+            capacity,
+        }
+    }
+
+    pub fn get_or(&self, key: K, compute: impl FnOnce() -> V) -> V {
+        if let Some(v) = self.map.lock().expect("memo lock").get(&key) {
+            return v.clone();
+        }
+        let v = compute();
+        let mut map = self.map.lock().expect("memo lock");
+        if map.len() >= self.capacity {
+            map.clear();
+        }
+        map.insert(key, v.clone());
+        v
+    }
+}

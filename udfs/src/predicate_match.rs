@@ -1,0 +1,147 @@
+//! `predicate_match(sql, predicate [, dialect [, catalog]])` -> `match` | `mismatch` |
+//! `unsure`, and `predicate_match_reason(…)` -> why.
+//!
+//! Does the query's filtering (WHERE, JOIN ON, HAVING, QUALIFY, aggregate FILTER) imply
+//! the governed predicate, a SQL boolean expression from the glossary? See
+//! `sql::predicate` for the normal forms. NULL `sql` or `predicate` gives NULL; what cannot
+//! be decided gives `unsure` with a reason. Wrong argument types: plan error.
+
+use std::sync::{Arc, LazyLock};
+
+use datafusion::arrow::array::{ArrayRef, StringBuilder};
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::Result;
+use datafusion::logical_expr::{
+    ColumnarValue, DocSection, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
+    Volatility,
+};
+
+use crate::common::{Catalogs, Memo, Strings, arrays, check_args, dialect};
+use crate::sql::predicate::{self, Verdict};
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct PredicateMatch {
+    signature: Signature,
+    /// `predicate_match_reason`: return the reason instead of the verdict.
+    reason: bool,
+}
+
+impl PredicateMatch {
+    pub fn verdict() -> Self {
+        Self {
+            signature: Signature::variadic_any(Volatility::Immutable),
+            reason: false,
+        }
+    }
+
+    pub fn reason() -> Self {
+        Self {
+            reason: true,
+            ..Self::verdict()
+        }
+    }
+}
+
+type Key = (String, String, String, u64);
+static MEMO: LazyLock<Memo<Key, (Verdict, Arc<str>)>> = LazyLock::new(|| Memo::new(16_384));
+
+fn doc(reason: bool) -> Documentation {
+    let (what, name) = if reason {
+        (
+            "Why predicate_match answered as it did.",
+            "predicate_match_reason",
+        )
+    } else {
+        (
+            "Whether a query's filters apply a governed predicate: match, mismatch or unsure.",
+            "predicate_match",
+        )
+    };
+    Documentation::builder(
+        DocSection { include: true, label: "groundcheck", description: None },
+        what,
+        format!("{name}(sql, predicate [, dialect [, catalog]])"),
+    )
+    .with_argument("sql", "The query text.")
+    .with_argument("predicate", "The governed predicate, a SQL boolean expression over table.column names.")
+    .with_argument("dialect", "generic (default), postgres, snowflake, bigquery, mysql, sqlite, duckdb, …")
+    .with_argument("catalog", "List of `schema.table.column` or `table.column` the warehouse has.")
+    .with_sql_example(
+        "SELECT predicate_match('SELECT count(*) FROM c WHERE s = ''A'' OR s = ''B''', 'c.s IN (''A'', ''B'')');\n-- match",
+    )
+    .build()
+}
+
+static DOC_VERDICT: LazyLock<Documentation> = LazyLock::new(|| doc(false));
+static DOC_REASON: LazyLock<Documentation> = LazyLock::new(|| doc(true));
+
+impl ScalarUDFImpl for PredicateMatch {
+    fn name(&self) -> &str {
+        if self.reason {
+            "predicate_match_reason"
+        } else {
+            "predicate_match"
+        }
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, args: &[DataType]) -> Result<DataType> {
+        check_args(
+            self.name(),
+            args,
+            &["string", "string", "string", "string list"],
+            2,
+        )?;
+        Ok(DataType::Utf8)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let rows = args.number_rows;
+        let arrays = arrays(&args.args, rows)?;
+        let sql = Strings::new(&arrays[0])?;
+        let pred = Strings::new(&arrays[1])?;
+        let dialects = arrays.get(2).map(Strings::new).transpose()?;
+        let mut catalogs = Catalogs::default();
+        let mut out = StringBuilder::new();
+        for i in 0..rows {
+            let (Some(text), Some(p)) = (sql.get(i), pred.get(i)) else {
+                out.append_null();
+                continue;
+            };
+            let dialect_name = dialects.as_ref().and_then(|d| d.get(i));
+            let (catalog, key) = catalogs.row(arrays.get(3), i)?;
+            let (verdict, reason) = MEMO.get_or(
+                (
+                    text.to_string(),
+                    p.to_string(),
+                    dialect_name.unwrap_or("generic").to_string(),
+                    key,
+                ),
+                || match dialect(dialect_name) {
+                    Ok(d) => {
+                        let (v, r) = predicate::predicate_match(text, p, &d, &catalog);
+                        (v, Arc::from(r))
+                    }
+                    Err(r) => (Verdict::Unsure, Arc::from(r)),
+                },
+            );
+            if self.reason {
+                out.append_value(reason);
+            } else {
+                out.append_value(verdict.as_str());
+            }
+        }
+        Ok(ColumnarValue::Array(Arc::new(out.finish()) as ArrayRef))
+    }
+
+    fn documentation(&self) -> Option<&Documentation> {
+        Some(if self.reason {
+            &DOC_REASON
+        } else {
+            &DOC_VERDICT
+        })
+    }
+}

@@ -1,0 +1,175 @@
+//! SQL analysis behind the `sql_*` and `predicate_match` functions: parsing with the
+//! dialect the agent's tool speaks, the catalog passed in by the caller, and name rules.
+//!
+//! Everything here is a pure function of (SQL text, dialect, catalog). Nothing is guessed:
+//! a name that cannot be resolved becomes a reason, and the caller decides what a reason
+//! means (for labels: the row needs human review).
+
+pub mod lineage;
+pub mod predicate;
+
+use std::collections::HashMap;
+
+use datafusion::sql::sqlparser::ast::{Ident, Statement};
+use datafusion::sql::sqlparser::dialect::{Dialect as ParserDialect, dialect_from_str};
+use datafusion::sql::sqlparser::parser::Parser;
+
+/// A SQL dialect: how to parse it and how it treats identifier case.
+pub struct Dialect {
+    pub name: String,
+    pub parser: Box<dyn ParserDialect>,
+    /// Quoted identifiers keep their case and must match exactly (PostgreSQL, Snowflake,
+    /// Oracle…). Elsewhere every identifier matches without regard to case.
+    pub quoted_is_exact: bool,
+}
+
+impl Dialect {
+    /// `generic`, `postgres`, `snowflake`, `bigquery`, `mysql`, `sqlite`, `duckdb`, and
+    /// the other names sqlparser knows. Unknown names give `None`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        let lower = name.trim().to_ascii_lowercase();
+        let parser = dialect_from_str(if lower.is_empty() { "generic" } else { &lower })?;
+        let quoted_is_exact = matches!(
+            lower.as_str(),
+            "postgres" | "postgresql" | "snowflake" | "oracle" | "redshift" | "ansi"
+        );
+        Some(Self {
+            name: lower,
+            parser,
+            quoted_is_exact,
+        })
+    }
+
+    pub fn parse(&self, sql: &str) -> Result<Vec<Statement>, String> {
+        Parser::parse_sql(self.parser.as_ref(), sql).map_err(|e| format!("cannot parse: {e}"))
+    }
+
+    /// The key an identifier is looked up by: folded unless quoted in an exact dialect.
+    pub fn key(&self, ident: &Ident) -> String {
+        if ident.quote_style.is_some() && self.quoted_is_exact {
+            ident.value.clone()
+        } else {
+            ident.value.to_lowercase()
+        }
+    }
+
+    /// Whether an identifier names `name` (a catalog name or an output column name).
+    pub fn matches(&self, ident: &Ident, name: &str) -> bool {
+        if ident.quote_style.is_some() && self.quoted_is_exact {
+            ident.value == name
+        } else {
+            ident.value.eq_ignore_ascii_case(name)
+        }
+    }
+}
+
+/// The tables and columns the caller says exist, from entries `schema.table.column` or
+/// `table.column`. A field is reported exactly as its entry is written.
+#[derive(Debug, Default, Clone)]
+pub struct Catalog {
+    tables: Vec<CatalogTable>,
+    /// Lower-cased table name -> indexes into `tables`.
+    by_name: HashMap<String, Vec<usize>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct CatalogTable {
+    pub schema: Option<String>,
+    pub name: String,
+    /// (column name, the entry as given).
+    pub columns: Vec<(String, String)>,
+}
+
+impl Catalog {
+    pub fn from_entries<'a>(entries: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut cat = Catalog::default();
+        let mut index: HashMap<(Option<String>, String), usize> = HashMap::new();
+        for entry in entries {
+            let parts: Vec<&str> = entry.split('.').collect();
+            let (schema, table, column) = match parts.as_slice() {
+                [t, c] => (None, *t, *c),
+                [s @ .., t, c] if !s.is_empty() => (Some(s.join(".")), *t, *c),
+                _ => continue,
+            };
+            let key = (schema.clone(), table.to_string());
+            let i = *index.entry(key).or_insert_with(|| {
+                cat.tables.push(CatalogTable {
+                    schema: schema.clone(),
+                    name: table.to_string(),
+                    columns: Vec::new(),
+                });
+                cat.by_name
+                    .entry(table.to_lowercase())
+                    .or_default()
+                    .push(cat.tables.len() - 1);
+                cat.tables.len() - 1
+            });
+            let cols = &mut cat.tables[i].columns;
+            if !cols.iter().any(|(c, _)| c == column) {
+                cols.push((column.to_string(), entry.to_string()));
+            }
+        }
+        cat
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tables.is_empty()
+    }
+
+    pub fn table(&self, i: usize) -> &CatalogTable {
+        &self.tables[i]
+    }
+
+    /// Tables a (possibly schema-qualified) name can mean.
+    pub fn find(&self, dialect: &Dialect, name: &[Ident]) -> Vec<usize> {
+        let Some(last) = name.last() else {
+            return Vec::new();
+        };
+        let schema = name.len().checked_sub(2).map(|i| &name[i]);
+        self.by_name
+            .get(&last.value.to_lowercase())
+            .map(|ids| {
+                ids.iter()
+                    .copied()
+                    .filter(|&i| {
+                        let t = &self.tables[i];
+                        dialect.matches(last, &t.name)
+                            && schema.is_none_or(|s| {
+                                t.schema.as_deref().is_some_and(|ts| {
+                                    dialect.matches(s, ts.rsplit('.').next().unwrap_or(ts))
+                                })
+                            })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dialect_case_rules() {
+        let pg = Dialect::from_name("postgres").unwrap();
+        let quoted = Ident::with_quote('"', "Orders");
+        assert!(!pg.matches(&quoted, "orders"));
+        assert!(pg.matches(&Ident::new("ORDERS"), "orders"));
+        let my = Dialect::from_name("MySQL").unwrap();
+        assert!(my.matches(&Ident::with_quote('`', "Orders"), "orders"));
+        assert!(Dialect::from_name("nope").is_none());
+        assert_eq!(Dialect::from_name("").unwrap().name, "");
+    }
+
+    #[test]
+    fn catalog_finds_tables_by_schema() {
+        let cat = Catalog::from_entries(["sales.orders.id", "ops.orders.id", "customers.id"]);
+        let d = Dialect::from_name("generic").unwrap();
+        assert_eq!(cat.find(&d, &[Ident::new("orders")]).len(), 2);
+        let one = cat.find(&d, &[Ident::new("SALES"), Ident::new("Orders")]);
+        assert_eq!(one.len(), 1);
+        assert_eq!(cat.table(one[0]).columns[0].1, "sales.orders.id");
+        assert_eq!(cat.find(&d, &[Ident::new("customers")]).len(), 1);
+    }
+}
