@@ -5,6 +5,7 @@
 //! (`output`). Metrics live in `queries/*.sql`; functions they call live in the
 //! `groundcheck-udfs` crate.
 
+pub mod docs;
 pub mod error;
 pub mod ingest;
 pub mod location;

@@ -13,10 +13,16 @@ use datafusion::prelude::SessionContext;
 use crate::error::{Error, Result};
 
 /// Every query file, by path under `queries/`.
-pub const FILES: &[(&str, &str)] = &[(
-    "demo_overview.sql",
-    include_str!("../queries/demo_overview.sql"),
-)];
+pub const FILES: &[(&str, &str)] = &[
+    (
+        "catalog_entries.sql",
+        include_str!("../queries/catalog_entries.sql"),
+    ),
+    (
+        "demo_overview.sql",
+        include_str!("../queries/demo_overview.sql"),
+    ),
+];
 
 /// The header keys every query file must have, besides its kind.
 pub const REQUIRED_KEYS: &[&str] = &["definition", "grain", "inputs", "nulls"];

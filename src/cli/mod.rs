@@ -4,6 +4,7 @@
 //! (`| head`) is not an error.
 
 mod common;
+mod functions;
 mod ingest;
 mod sql;
 mod tables;
@@ -22,6 +23,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    Functions(functions::Args),
     Ingest(ingest::Args),
     Sql(sql::Args),
     Tables(tables::Args),
@@ -29,6 +31,7 @@ enum Command {
 
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Functions(a) => functions::run(a).await,
         Command::Ingest(a) => ingest::run(a).await,
         Command::Sql(a) => sql::run(a).await,
         Command::Tables(a) => tables::run(a).await,

@@ -402,3 +402,31 @@ fn the_seed_case_round_trips_through_parquet() {
     expected["gold"]["freshness_bound_hours"] = serde_json::json!(24.0);
     assert_eq!(back, expected);
 }
+
+#[test]
+fn docs_functions_md_is_generated_and_every_function_has_an_slt_file() {
+    let generated = ok(&root(), &["functions"]);
+    let committed = std::fs::read_to_string(root().join("docs/functions.md")).unwrap();
+    assert!(
+        generated == committed,
+        "docs/functions.md is stale: run `cargo run -- functions > docs/functions.md`"
+    );
+    let slt: String = std::fs::read_dir(root().join("tests/slt/udfs"))
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    for f in groundcheck_udfs::scalar_functions() {
+        assert!(generated.contains(&format!("## `{}`", f.name())));
+        assert!(
+            f.documentation().is_some(),
+            "{} has no documentation",
+            f.name()
+        );
+        assert!(
+            slt.contains(&format!("{}(", f.name())),
+            "{} has no .slt test",
+            f.name()
+        );
+    }
+}

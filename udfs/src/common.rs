@@ -187,3 +187,68 @@ impl<K: Hash + Eq, V: Clone> Memo<K, V> {
         v
     }
 }
+
+/// One row's inputs to a SQL-analysing function.
+pub struct SqlRow<'a> {
+    pub sql: &'a str,
+    /// The dialect named (generic when absent).
+    pub dialect_name: &'a str,
+    pub catalog: Arc<Catalog>,
+    /// Hash of the catalog's entries, for memo keys.
+    pub catalog_key: u64,
+}
+
+impl SqlRow<'_> {
+    pub fn dialect(&self) -> std::result::Result<Dialect, String> {
+        dialect(Some(self.dialect_name))
+    }
+}
+
+/// The `sql [, dialect [, catalog]]` arguments of a function, at their positions.
+pub struct SqlArgs<'a> {
+    sql: Strings<'a>,
+    dialects: Option<Strings<'a>>,
+    catalog: Option<&'a ArrayRef>,
+    catalogs: Catalogs,
+}
+
+impl<'a> SqlArgs<'a> {
+    pub fn new(arrays: &'a [ArrayRef], sql: usize, dialect: usize, catalog: usize) -> Result<Self> {
+        Ok(Self {
+            sql: Strings::new(&arrays[sql])?,
+            dialects: arrays.get(dialect).map(Strings::new).transpose()?,
+            catalog: arrays.get(catalog),
+            catalogs: Catalogs::default(),
+        })
+    }
+
+    /// Row `i`, or `None` when its SQL is NULL.
+    pub fn row(&mut self, i: usize) -> Result<Option<SqlRow<'a>>> {
+        let Some(sql) = self.sql.get(i) else {
+            return Ok(None);
+        };
+        let dialect_name = self
+            .dialects
+            .as_ref()
+            .and_then(|d| d.get(i))
+            .unwrap_or("generic");
+        let (catalog, catalog_key) = self.catalogs.row(self.catalog, i)?;
+        Ok(Some(SqlRow {
+            sql,
+            dialect_name,
+            catalog,
+            catalog_key,
+        }))
+    }
+}
+
+/// Documentation in the section every groundcheck function shares.
+pub fn doc_section() -> datafusion::logical_expr::DocSection {
+    datafusion::logical_expr::DocSection {
+        include: true,
+        label: "groundcheck",
+        description: Some(
+            "Functions over agent traces: SQL grounding, predicates, windows, grain.",
+        ),
+    }
+}

@@ -9,6 +9,8 @@ pub mod common;
 pub mod predicate_match;
 pub mod sql;
 pub mod sql_fields;
+pub mod sql_grain_issues;
+pub mod sql_time_filters;
 
 use std::sync::Arc;
 
@@ -25,6 +27,12 @@ pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
         )),
         Arc::new(ScalarUDF::new_from_impl(
             predicate_match::PredicateMatch::reason(),
+        )),
+        Arc::new(ScalarUDF::new_from_impl(
+            sql_time_filters::SqlTimeFilters::default(),
+        )),
+        Arc::new(ScalarUDF::new_from_impl(
+            sql_grain_issues::SqlGrainIssues::default(),
         )),
     ]
 }

@@ -12,11 +12,10 @@ use datafusion::arrow::array::{ArrayRef, StringBuilder};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::Result;
 use datafusion::logical_expr::{
-    ColumnarValue, DocSection, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
-    Volatility,
+    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
 };
 
-use crate::common::{Catalogs, Memo, Strings, arrays, check_args, dialect};
+use crate::common::{Memo, SqlArgs, Strings, arrays, check_args, doc_section};
 use crate::sql::predicate::{self, Verdict};
 
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -58,7 +57,7 @@ fn doc(reason: bool) -> Documentation {
         )
     };
     Documentation::builder(
-        DocSection { include: true, label: "groundcheck", description: None },
+        doc_section(),
         what,
         format!("{name}(sql, predicate [, dialect [, catalog]])"),
     )
@@ -101,33 +100,27 @@ impl ScalarUDFImpl for PredicateMatch {
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
         let arrays = arrays(&args.args, rows)?;
-        let sql = Strings::new(&arrays[0])?;
         let pred = Strings::new(&arrays[1])?;
-        let dialects = arrays.get(2).map(Strings::new).transpose()?;
-        let mut catalogs = Catalogs::default();
+        let mut input = SqlArgs::new(&arrays, 0, 2, 3)?;
         let mut out = StringBuilder::new();
         for i in 0..rows {
-            let (Some(text), Some(p)) = (sql.get(i), pred.get(i)) else {
+            let (Some(row), Some(p)) = (input.row(i)?, pred.get(i)) else {
                 out.append_null();
                 continue;
             };
-            let dialect_name = dialects.as_ref().and_then(|d| d.get(i));
-            let (catalog, key) = catalogs.row(arrays.get(3), i)?;
-            let (verdict, reason) = MEMO.get_or(
-                (
-                    text.to_string(),
-                    p.to_string(),
-                    dialect_name.unwrap_or("generic").to_string(),
-                    key,
-                ),
-                || match dialect(dialect_name) {
-                    Ok(d) => {
-                        let (v, r) = predicate::predicate_match(text, p, &d, &catalog);
-                        (v, Arc::from(r))
-                    }
-                    Err(r) => (Verdict::Unsure, Arc::from(r)),
-                },
+            let key = (
+                row.sql.to_string(),
+                p.to_string(),
+                row.dialect_name.to_string(),
+                row.catalog_key,
             );
+            let (verdict, reason) = MEMO.get_or(key, || match row.dialect() {
+                Ok(d) => {
+                    let (v, r) = predicate::predicate_match(row.sql, p, &d, &row.catalog);
+                    (v, Arc::from(r))
+                }
+                Err(r) => (Verdict::Unsure, Arc::from(r)),
+            });
             if self.reason {
                 out.append_value(reason);
             } else {

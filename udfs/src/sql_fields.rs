@@ -13,11 +13,10 @@ use datafusion::arrow::array::{ArrayRef, ListBuilder, StringBuilder, StructBuild
 use datafusion::arrow::datatypes::{DataType, Field, Fields};
 use datafusion::common::Result;
 use datafusion::logical_expr::{
-    ColumnarValue, DocSection, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
-    Volatility,
+    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
 };
 
-use crate::common::{Catalogs, Memo, Strings, arrays, check_args, dialect};
+use crate::common::{Memo, SqlArgs, arrays, check_args, doc_section};
 use crate::sql::lineage;
 
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -49,7 +48,7 @@ static MEMO: LazyLock<Memo<(String, String, u64), Arc<lineage::Fields>>> =
 
 static DOC: LazyLock<Documentation> = LazyLock::new(|| {
     Documentation::builder(
-        DocSection { include: true, label: "groundcheck", description: None },
+        doc_section(),
         "The base columns a SQL query reads, from every clause, resolved through aliases, CTEs, \
          derived tables and set operations; with the reasons for anything it could not resolve.",
         "sql_fields(sql [, dialect [, catalog]])",
@@ -80,9 +79,7 @@ impl ScalarUDFImpl for SqlFields {
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
         let arrays = arrays(&args.args, rows)?;
-        let sql = Strings::new(&arrays[0])?;
-        let dialects = arrays.get(1).map(Strings::new).transpose()?;
-        let mut catalogs = Catalogs::default();
+        let mut input = SqlArgs::new(&arrays, 0, 1, 2)?;
         let mut out = StructBuilder::new(
             struct_fields(),
             vec![
@@ -91,28 +88,24 @@ impl ScalarUDFImpl for SqlFields {
             ],
         );
         for i in 0..rows {
-            let Some(text) = sql.get(i) else {
+            let Some(row) = input.row(i)? else {
                 append(&mut out, None);
                 continue;
             };
-            let dialect_name = dialects.as_ref().and_then(|d| d.get(i));
-            let (catalog, key) = catalogs.row(arrays.get(2), i)?;
-            let result = MEMO.get_or(
-                (
-                    text.to_string(),
-                    dialect_name.unwrap_or("generic").to_string(),
-                    key,
-                ),
-                || {
-                    Arc::new(match dialect(dialect_name) {
-                        Ok(d) => lineage::sql_fields(text, &d, &catalog),
-                        Err(reason) => lineage::Fields {
-                            reasons: vec![reason],
-                            ..Default::default()
-                        },
-                    })
-                },
+            let key = (
+                row.sql.to_string(),
+                row.dialect_name.to_string(),
+                row.catalog_key,
             );
+            let result = MEMO.get_or(key, || {
+                Arc::new(match row.dialect() {
+                    Ok(d) => lineage::sql_fields(row.sql, &d, &row.catalog),
+                    Err(reason) => lineage::Fields {
+                        reasons: vec![reason],
+                        ..Default::default()
+                    },
+                })
+            });
             append(&mut out, Some(&result));
         }
         Ok(ColumnarValue::Array(Arc::new(out.finish()) as ArrayRef))

@@ -115,6 +115,22 @@ pub(crate) struct Analyzer<'a> {
     /// When set, every filter (WHERE, JOIN ON, HAVING, QUALIFY, FILTER (WHERE …)) is also
     /// collected here as atoms over resolved columns, for `predicate_match`.
     pub(crate) filters: Option<Vec<Atom>>,
+    /// When set, the shape of every SELECT (join equalities, aggregates, unit clashes) is
+    /// collected here, for the grain checks.
+    pub(crate) shapes: Option<Vec<SelectShape>>,
+    /// Shapes of the SELECTs being analyzed, innermost last.
+    open_shapes: Vec<SelectShape>,
+}
+
+/// What the grain checks need to know of one SELECT.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SelectShape {
+    /// `a = b` between two columns in ON or WHERE, as resolved fields.
+    pub equalities: Vec<(String, String)>,
+    /// Aggregate calls: (function, DISTINCT?, the fields its arguments read).
+    pub aggregates: Vec<(String, bool, Lineage)>,
+    /// Arithmetic or comparison between amounts of different units.
+    pub unit_clashes: Vec<String>,
 }
 
 /// Date parts some dialects write as bare words (`DATEADD(day, 1, d)`).
@@ -151,6 +167,11 @@ const DATE_PARTS: &[&str] = &[
     "doy",
 ];
 
+/// A bare, unquoted date-part word (`day`, `MONTH`).
+pub fn is_date_part(id: &Ident) -> bool {
+    id.quote_style.is_none() && DATE_PARTS.contains(&id.value.to_lowercase().as_str())
+}
+
 impl<'a> Analyzer<'a> {
     pub fn new(dialect: &'a Dialect, catalog: &'a Catalog) -> Self {
         Self {
@@ -160,6 +181,8 @@ impl<'a> Analyzer<'a> {
             used: Lineage::new(),
             reasons: Vec::new(),
             filters: None,
+            shapes: None,
+            open_shapes: Vec::new(),
         }
     }
 
@@ -170,6 +193,21 @@ impl<'a> Analyzer<'a> {
 
     /// Records a filter's conjuncts as atoms (only when collecting filters).
     fn filter(&mut self, e: &Expr, scope: &Scope) {
+        if self.shapes.is_some() {
+            for c in conjuncts(e) {
+                if let Expr::BinaryOp {
+                    left,
+                    op: datafusion::sql::sqlparser::ast::BinaryOperator::Eq,
+                    right,
+                } = c
+                    && let (Some(l), Some(r)) =
+                        (self.field_of(left, scope), self.field_of(right, scope))
+                    && let Some(shape) = self.open_shapes.last_mut()
+                {
+                    shape.equalities.push((l, r));
+                }
+            }
+        }
         if self.filters.is_none() {
             return;
         }
@@ -323,7 +361,81 @@ impl<'a> Analyzer<'a> {
         }
     }
 
+    /// The one field a column expression is, if it is one.
+    fn field_of(&mut self, e: &Expr, scope: &Scope) -> Option<String> {
+        let parts = match e {
+            Expr::Identifier(id) => vec![id.clone()],
+            Expr::CompoundIdentifier(ids) => ids.clone(),
+            Expr::Nested(inner) | Expr::Cast { expr: inner, .. } => {
+                return self.field_of(inner, scope);
+            }
+            _ => return None,
+        };
+        let l = self.resolve(scope, &parts, &[]);
+        (l.len() == 1).then(|| l.into_iter().next().expect("one"))
+    }
+
+    /// The unit of an amount expression: a column's unit, kept through aggregates and
+    /// sums of the same unit.
+    fn unit_of(&mut self, e: &Expr, scope: &Scope) -> Option<(String, String)> {
+        match e {
+            Expr::Identifier(_) | Expr::CompoundIdentifier(_) => {
+                let f = self.field_of(e, scope)?;
+                let unit = self.catalog.info(&f)?.unit.clone()?;
+                Some((unit, f))
+            }
+            Expr::Nested(inner) | Expr::Cast { expr: inner, .. } => self.unit_of(inner, scope),
+            Expr::Function(f) => {
+                let name = f.name.to_string().to_lowercase();
+                if ![
+                    "sum",
+                    "avg",
+                    "min",
+                    "max",
+                    "coalesce",
+                    "round",
+                    "abs",
+                    "any_value",
+                ]
+                .contains(&name.as_str())
+                {
+                    return None;
+                }
+                let FunctionArguments::List(list) = &f.args else {
+                    return None;
+                };
+                match list.args.first()? {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(a)) => self.unit_of(a, scope),
+                    _ => None,
+                }
+            }
+            Expr::BinaryOp { left, op, right } if is_additive(op) => {
+                let (l, r) = (self.unit_of(left, scope)?, self.unit_of(right, scope)?);
+                (l.0.eq_ignore_ascii_case(&r.0)).then_some(l)
+            }
+            _ => None,
+        }
+    }
+
     fn select(
+        &mut self,
+        s: &Select,
+        parent: Option<&Scope>,
+        order_by: Option<&OrderByKind>,
+    ) -> Vec<(String, Lineage)> {
+        if self.shapes.is_some() {
+            self.open_shapes.push(SelectShape::default());
+        }
+        let out = self.select_inner(s, parent, order_by);
+        if let Some(shape) = self.open_shapes.pop()
+            && let Some(shapes) = self.shapes.as_mut()
+        {
+            shapes.push(shape);
+        }
+        out
+    }
+
+    fn select_inner(
         &mut self,
         s: &Select,
         parent: Option<&Scope>,
@@ -974,10 +1086,7 @@ impl<'a> Analyzer<'a> {
                     s = sc.parent;
                 }
                 let key = self.dialect.key(first);
-                if parts.len() == 1
-                    && first.quote_style.is_none()
-                    && DATE_PARTS.contains(&key.as_str())
-                {
+                if parts.len() == 1 && is_date_part(first) {
                     return Lineage::new();
                 }
                 if parts.len() > 1 {
@@ -1071,7 +1180,41 @@ impl Visitor for ExprCollector<'_, '_, '_> {
                 let l = self.an.resolve(self.scope, ids, &self.lambda);
                 self.lineage.extend(l);
             }
+            Expr::BinaryOp { left, op, right }
+                if self.an.shapes.is_some() && (is_additive(op) || is_comparison(op)) =>
+            {
+                if let (Some(l), Some(r)) = (
+                    self.an.unit_of(left, self.scope),
+                    self.an.unit_of(right, self.scope),
+                ) && !l.0.eq_ignore_ascii_case(&r.0)
+                    && let Some(shape) = self.an.open_shapes.last_mut()
+                {
+                    shape
+                        .unit_clashes
+                        .push(format!("{} [{}] {op} {} [{}]", l.1, l.0, r.1, r.0));
+                }
+            }
             Expr::Function(f) => {
+                if self.an.shapes.is_some() {
+                    let name = f.name.to_string().to_lowercase();
+                    if ["sum", "avg", "count"].contains(&name.as_str())
+                        && let FunctionArguments::List(list) = &f.args
+                    {
+                        let distinct = matches!(
+                            list.duplicate_treatment,
+                            Some(datafusion::sql::sqlparser::ast::DuplicateTreatment::Distinct)
+                        );
+                        let mut l = Lineage::new();
+                        for a in &list.args {
+                            if let FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) = a {
+                                l.extend(self.an.expr(x, self.scope));
+                            }
+                        }
+                        if let Some(shape) = self.an.open_shapes.last_mut() {
+                            shape.aggregates.push((name, distinct, l));
+                        }
+                    }
+                }
                 if self.an.filters.is_some()
                     && let Some(filter) = &f.filter
                 {
@@ -1126,6 +1269,16 @@ impl Visitor for RelationNames {
         }
         ControlFlow::Continue(())
     }
+}
+
+fn is_additive(op: &datafusion::sql::sqlparser::ast::BinaryOperator) -> bool {
+    use datafusion::sql::sqlparser::ast::BinaryOperator::*;
+    matches!(op, Plus | Minus)
+}
+
+fn is_comparison(op: &datafusion::sql::sqlparser::ast::BinaryOperator) -> bool {
+    use datafusion::sql::sqlparser::ast::BinaryOperator::*;
+    matches!(op, Eq | NotEq | Lt | LtEq | Gt | GtEq)
 }
 
 fn ident_part(p: &ObjectNamePart) -> Option<Ident> {

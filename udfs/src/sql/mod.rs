@@ -7,6 +7,7 @@
 
 pub mod lineage;
 pub mod predicate;
+pub mod shape;
 
 use std::collections::HashMap;
 
@@ -64,20 +65,61 @@ impl Dialect {
 }
 
 /// The tables and columns the caller says exist, from entries `schema.table.column` or
-/// `table.column`. A field is reported exactly as its entry is written.
+/// `table.column`, each optionally followed by annotations: `pk` (part of the primary
+/// key), `-> table.column` (a foreign key to it) and `[unit]` (the unit of an amount), as in
+/// `orders.customer_id -> customers.id` or `orders.total_cents [cents]`. A field is
+/// reported exactly as its name is written.
 #[derive(Debug, Default, Clone)]
 pub struct Catalog {
     tables: Vec<CatalogTable>,
     /// Lower-cased table name -> indexes into `tables`.
     by_name: HashMap<String, Vec<usize>>,
+    /// Annotations by field name, lower-cased.
+    info: HashMap<String, ColumnInfo>,
 }
 
 #[derive(Debug, Clone)]
 pub struct CatalogTable {
     pub schema: Option<String>,
     pub name: String,
-    /// (column name, the entry as given).
+    /// (column name, the field as given).
     pub columns: Vec<(String, String)>,
+}
+
+/// What an entry says about a column beyond its name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ColumnInfo {
+    pub primary_key: bool,
+    /// The field this column references, as written after `->`.
+    pub references: Option<String>,
+    pub unit: Option<String>,
+}
+
+/// Splits an entry into its field name and annotations.
+pub fn parse_entry(entry: &str) -> (&str, ColumnInfo) {
+    let entry = entry.trim();
+    let (name, rest) = entry.split_once(char::is_whitespace).unwrap_or((entry, ""));
+    let mut info = ColumnInfo::default();
+    let mut rest = rest.trim();
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix("->") {
+            let r = r.trim_start();
+            let (target, after) = r.split_once(char::is_whitespace).unwrap_or((r, ""));
+            info.references = Some(target.to_string());
+            rest = after.trim_start();
+        } else if let Some(r) = rest.strip_prefix('[') {
+            let (unit, after) = r.split_once(']').unwrap_or((r, ""));
+            info.unit = Some(unit.trim().to_string());
+            rest = after.trim_start();
+        } else {
+            let (word, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            if word.eq_ignore_ascii_case("pk") {
+                info.primary_key = true;
+            }
+            rest = after.trim_start();
+        }
+    }
+    (name, info)
 }
 
 impl Catalog {
@@ -85,6 +127,10 @@ impl Catalog {
         let mut cat = Catalog::default();
         let mut index: HashMap<(Option<String>, String), usize> = HashMap::new();
         for entry in entries {
+            let (entry, info) = parse_entry(entry);
+            if info != ColumnInfo::default() {
+                cat.info.insert(entry.to_lowercase(), info);
+            }
             let parts: Vec<&str> = entry.split('.').collect();
             let (schema, table, column) = match parts.as_slice() {
                 [t, c] => (None, *t, *c),
@@ -110,6 +156,26 @@ impl Catalog {
             }
         }
         cat
+    }
+
+    /// Annotations of a field (as `sql_fields` reports it).
+    pub fn info(&self, field: &str) -> Option<&ColumnInfo> {
+        self.info.get(&field.to_lowercase())
+    }
+
+    /// The field a written reference (`customers.id`) means, if the catalog has it.
+    pub fn field_named(&self, written: &str) -> Option<String> {
+        let lower = written.to_lowercase();
+        let mut hits = self
+            .tables
+            .iter()
+            .flat_map(|t| t.columns.iter())
+            .filter(|(_, f)| {
+                let f = f.to_lowercase();
+                f == lower || f.ends_with(&format!(".{lower}"))
+            });
+        let first = hits.next()?;
+        hits.next().is_none().then(|| first.1.clone())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -160,6 +226,32 @@ mod tests {
         assert!(my.matches(&Ident::with_quote('`', "Orders"), "orders"));
         assert!(Dialect::from_name("nope").is_none());
         assert_eq!(Dialect::from_name("").unwrap().name, "");
+    }
+
+    #[test]
+    fn entries_carry_keys_and_units() {
+        let (name, info) = parse_entry("orders.customer_id -> customers.id");
+        assert_eq!(name, "orders.customer_id");
+        assert_eq!(info.references.as_deref(), Some("customers.id"));
+        let (_, info) = parse_entry("orders.total_cents [cents]");
+        assert_eq!(info.unit.as_deref(), Some("cents"));
+        let (_, info) = parse_entry("orders.id pk");
+        assert!(info.primary_key);
+        let cat =
+            Catalog::from_entries(["orders.id pk", "orders.total_cents [cents]", "x.orders.id"]);
+        assert_eq!(
+            cat.info("orders.total_cents").unwrap().unit.as_deref(),
+            Some("cents")
+        );
+        assert_eq!(
+            cat.field_named("orders.total_cents").as_deref(),
+            Some("orders.total_cents")
+        );
+        assert_eq!(
+            cat.field_named("orders.id"),
+            None,
+            "two fields end in orders.id"
+        );
     }
 
     #[test]

@@ -29,6 +29,9 @@ pub enum Lit {
     Num(String),
     Str(String),
     Bool(bool),
+    /// A constant expression that is not a literal (`current_date - interval '7 days'`),
+    /// as normalized text: it compares with nothing.
+    Expr(String),
 }
 
 impl Lit {
@@ -50,6 +53,7 @@ impl fmt::Display for Lit {
             Lit::Num(n) => write!(f, "{n}"),
             Lit::Str(s) => write!(f, "'{s}'"),
             Lit::Bool(b) => write!(f, "{b}"),
+            Lit::Expr(e) => write!(f, "{e}"),
         }
     }
 }
@@ -216,11 +220,15 @@ pub fn to_atom(e: &Expr, resolve: &mut Resolve) -> Atom {
             Atom::Or(parts)
         }
         Expr::BinaryOp { left, op, right } => {
+            let constant = |x: &Expr| {
+                literal(x)
+                    .or_else(|| is_constant(x).then(|| Lit::Expr(x.to_string().to_lowercase())))
+            };
             let (c, lit, op) = match (
                 col(left, resolve),
-                literal(right),
+                constant(right),
                 col(right, resolve),
-                literal(left),
+                constant(left),
             ) {
                 (Some(c), Some(l), _, _) => (c, l, op.clone()),
                 (_, _, Some(c), Some(l)) => match flip(op) {
@@ -326,6 +334,28 @@ pub fn to_atom(e: &Expr, resolve: &mut Resolve) -> Atom {
         },
         _ => other(e, resolve),
     }
+}
+
+/// An expression without column references (date parts written as bare words aside).
+pub fn is_constant(e: &Expr) -> bool {
+    struct Cols(bool);
+    impl datafusion::sql::sqlparser::ast::Visitor for Cols {
+        type Break = ();
+        fn pre_visit_expr(&mut self, e: &Expr) -> std::ops::ControlFlow<()> {
+            match e {
+                Expr::Identifier(id) if super::lineage::is_date_part(id) => {}
+                Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Subquery(_) => {
+                    self.0 = true;
+                    return std::ops::ControlFlow::Break(());
+                }
+                _ => {}
+            }
+            std::ops::ControlFlow::Continue(())
+        }
+    }
+    let mut c = Cols(false);
+    let _ = datafusion::sql::sqlparser::ast::Visit::visit(e, &mut c);
+    !c.0 && !matches!(e, Expr::Value(_))
 }
 
 fn range(col: String, lo: Option<Bound>, hi: Option<Bound>) -> Atom {
@@ -552,9 +582,14 @@ fn implied(p: &Atom, filters: &[Atom], used: &[String]) -> (Verdict, String) {
         );
     }
     let decidable = !matches!(p, Atom::Or(_) | Atom::Other { .. })
-        && on_col
-            .iter()
-            .all(|q| matches!(q, Atom::In { .. } | Atom::Range { .. } | Atom::Null { .. }));
+        && on_col.iter().all(|q| match q {
+            Atom::In { values, .. } => !values.iter().any(|v| matches!(v, Lit::Expr(_))),
+            Atom::Range { lo, hi, .. } => ![lo, hi]
+                .iter()
+                .any(|b| matches!(b, Some((Lit::Expr(_), _)))),
+            Atom::Null { .. } => true,
+            _ => false,
+        });
     if decidable {
         (
             Verdict::Mismatch,
@@ -592,7 +627,7 @@ fn query_range(col: &str, atoms: &[&Atom]) -> (Option<Bound>, Option<Bound>) {
     (lo, hi)
 }
 
-fn tighter(a: Option<Bound>, b: Option<Bound>, lower: bool) -> Option<Bound> {
+pub(crate) fn tighter(a: Option<Bound>, b: Option<Bound>, lower: bool) -> Option<Bound> {
     match (a, b) {
         (None, x) | (x, None) => x,
         (Some(a), Some(b)) => match a.0.compare(&b.0) {
