@@ -1,20 +1,9 @@
-//! The SQL corpus: every case in `tests/corpus/*.sql` run through `sql_fields` with the
-//! catalog in `tests/corpus/catalog.txt`, comparing the field set (and the reasons, when
-//! the case lists them) with the expectation written by hand above the query.
-//!
-//! A case:
-//! ```text
-//! -- case: what it covers
-//! -- dialect: postgres          (optional; generic when absent)
-//! -- fields: t.a, t.b           (the exact set; empty when none)
-//! -- reasons: r1 | r2           (optional; exact list; none expected when absent)
-//! SELECT …
-//! ```
+//! Reads the SQL corpus (`tests/corpus/*.sql` and `catalog.txt`); shared by the corpus
+//! test and the bench.
+
+#![allow(dead_code)]
 
 use std::path::PathBuf;
-
-use groundcheck_udfs::sql::lineage::sql_fields;
-use groundcheck_udfs::sql::{Catalog, Dialect};
 
 pub struct Case {
     pub file: String,
@@ -89,45 +78,4 @@ pub fn cases() -> Vec<Case> {
         }
     }
     out
-}
-
-#[test]
-fn corpus() {
-    let entries = catalog_entries();
-    let catalog = Catalog::from_entries(entries.iter().map(String::as_str));
-    let cases = cases();
-    let mut failures = Vec::new();
-    for c in &cases {
-        let d = Dialect::from_name(&c.dialect)
-            .unwrap_or_else(|| panic!("{}: dialect {}", c.name, c.dialect));
-        let got = sql_fields(&c.sql, &d, &catalog);
-        let mut want = c.fields.clone();
-        want.sort();
-        want.dedup();
-        let got_fields: Vec<String> = got.fields.iter().cloned().collect();
-        if got_fields != want || got.reasons != c.reasons {
-            failures.push(format!(
-                "{} / {}:\n  sql:     {}\n  want:    {:?} {:?}\n  got:     {:?} {:?}",
-                c.file, c.name, c.sql, want, c.reasons, got_fields, got.reasons
-            ));
-        }
-    }
-    let names: std::collections::BTreeSet<_> = cases.iter().map(|c| (&c.file, &c.name)).collect();
-    assert_eq!(
-        names.len(),
-        cases.len(),
-        "two corpus cases share a name in one file"
-    );
-    println!(
-        "sql_fields corpus: {} cases, {} failed",
-        cases.len(),
-        failures.len()
-    );
-    assert!(
-        failures.is_empty(),
-        "{} of {} corpus cases differ:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
 }
