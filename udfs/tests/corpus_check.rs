@@ -58,3 +58,43 @@ fn corpus() {
         failures.join("\n")
     );
 }
+
+/// Unparseable input never panics: every prefix of every corpus query (most of them not
+/// valid SQL), and absurdly deep nesting, give a result with reasons.
+#[test]
+fn no_input_panics() {
+    let entries = catalog_entries();
+    let catalog = Catalog::from_entries(entries.iter().map(String::as_str));
+    let mut tried = 0;
+    for c in cases() {
+        let d = Dialect::from_name(&c.dialect).unwrap();
+        let cuts: Vec<usize> = c.sql.char_indices().map(|(i, _)| i).step_by(5).collect();
+        for cut in cuts {
+            let prefix = &c.sql[..cut];
+            let _ = sql_fields(prefix, &d, &catalog);
+            let _ = groundcheck_udfs::sql::predicate::predicate_match(
+                prefix,
+                "customers.id = 1",
+                &d,
+                &catalog,
+            );
+            let _ = groundcheck_udfs::sql::shape::grain_issues(prefix, &d, &catalog);
+            tried += 1;
+        }
+    }
+    assert!(tried > 3000, "{tried}");
+    let d = Dialect::from_name("generic").unwrap();
+    let deep = format!(
+        "SELECT {}1{} FROM customers",
+        "(".repeat(5000),
+        ")".repeat(5000)
+    );
+    let r = sql_fields(&deep, &d, &catalog);
+    assert!(r.reasons[0].starts_with("cannot parse"), "{:?}", r.reasons);
+    let deep_sub = format!(
+        "SELECT id FROM customers WHERE id IN {}",
+        "(SELECT id FROM customers WHERE id IN ".repeat(40) + "(1)" + &")".repeat(40)
+    );
+    let r = sql_fields(&deep_sub, &d, &catalog);
+    assert!(r.fields.contains("customers.id") || !r.reasons.is_empty());
+}
