@@ -551,6 +551,38 @@ pub static FISCAL_CALENDAR: LazyLock<TableSpec> = LazyLock::new(|| {
     )
 });
 
+pub static TOOL_CONTEXT: LazyLock<TableSpec> = LazyLock::new(|| {
+    TableSpec::new(
+        "tool_context",
+        "context/tool_context",
+        "What each tool of a server reads, as its owner declares it: which argument carries SQL \
+         (and in which dialect), or which catalog fields the tool reads. Scoring uses it to \
+         know the fields a call used.",
+        vec![
+            col("server", Ty::Str, REQ, "Server the tool is on."),
+            col("tool", Ty::Str, REQ, "Tool name."),
+            col(
+                "sql_argument",
+                Ty::Str,
+                OPT,
+                "Argument whose value is SQL (`sql`); its columns are the fields the call used.",
+            ),
+            col(
+                "dialect",
+                Ty::Str,
+                OPT,
+                "SQL dialect of that argument (generic, postgres, snowflake, …).",
+            ),
+            col(
+                "fields",
+                strs(),
+                OPT,
+                "Catalog fields the tool reads whatever its arguments (a task tool's lineage); an empty list: the tool reads no data field (list_tables).",
+            ),
+        ],
+    )
+});
+
 pub static TOOL_SNAPSHOTS: LazyLock<TableSpec> = LazyLock::new(|| {
     TableSpec::new(
         "tool_snapshots",
@@ -598,7 +630,7 @@ pub static TOOL_SNAPSHOTS: LazyLock<TableSpec> = LazyLock::new(|| {
 });
 
 /// Every input table, in the order they are registered and documented.
-pub fn all_tables() -> [&'static TableSpec; 9] {
+pub fn all_tables() -> [&'static TableSpec; 10] {
     [
         &CASES,
         &STEPS,
@@ -608,6 +640,7 @@ pub fn all_tables() -> [&'static TableSpec; 9] {
         &PRICING,
         &ID_SCHEMES,
         &FISCAL_CALENDAR,
+        &TOOL_CONTEXT,
         &TOOL_SNAPSHOTS,
     ]
 }

@@ -12,16 +12,25 @@ use datafusion::prelude::SessionContext;
 
 use crate::error::{Error, Result};
 
+macro_rules! query_files {
+    ($($f:literal),* $(,)?) => { &[$(($f, include_str!(concat!("../queries/", $f)))),*] };
+}
+
 /// Every query file, by path under `queries/`.
-pub const FILES: &[(&str, &str)] = &[
-    (
-        "catalog_entries.sql",
-        include_str!("../queries/catalog_entries.sql"),
-    ),
-    (
-        "demo_overview.sql",
-        include_str!("../queries/demo_overview.sql"),
-    ),
+pub const FILES: &[(&str, &str)] = query_files![
+    "call_fields.sql",
+    "calls.sql",
+    "catalog_entries.sql",
+    "demo_overview.sql",
+    "failures.sql",
+    "labels.sql",
+    "metrics/cost.sql",
+    "metrics/definition_match.sql",
+    "metrics/freshness.sql",
+    "metrics/grounding.sql",
+    "metrics/policy.sql",
+    "report.sql",
+    "tasks.sql",
 ];
 
 /// The header keys every query file must have, besides its kind.

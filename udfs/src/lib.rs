@@ -5,7 +5,9 @@
 //! as an argument, so a remote executor rebuilds it from the name alone. The only shared
 //! state is a memo of results for repeated inputs, which never changes an answer.
 
+pub mod answer_correct;
 pub mod common;
+pub mod policy_violations;
 pub mod predicate_match;
 pub mod sql;
 pub mod sql_fields;
@@ -20,21 +22,16 @@ use datafusion::logical_expr::ScalarUDF;
 
 /// Every scalar function this crate defines.
 pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
-    vec![
-        Arc::new(ScalarUDF::new_from_impl(sql_fields::SqlFields::default())),
-        Arc::new(ScalarUDF::new_from_impl(
-            predicate_match::PredicateMatch::verdict(),
-        )),
-        Arc::new(ScalarUDF::new_from_impl(
-            predicate_match::PredicateMatch::reason(),
-        )),
-        Arc::new(ScalarUDF::new_from_impl(
-            sql_time_filters::SqlTimeFilters::default(),
-        )),
-        Arc::new(ScalarUDF::new_from_impl(
-            sql_grain_issues::SqlGrainIssues::default(),
-        )),
-    ]
+    let all: Vec<ScalarUDF> = vec![
+        ScalarUDF::new_from_impl(answer_correct::AnswerCorrect::default()),
+        ScalarUDF::new_from_impl(policy_violations::PolicyViolations::default()),
+        ScalarUDF::new_from_impl(predicate_match::PredicateMatch::verdict()),
+        ScalarUDF::new_from_impl(predicate_match::PredicateMatch::reason()),
+        ScalarUDF::new_from_impl(sql_fields::SqlFields::default()),
+        ScalarUDF::new_from_impl(sql_grain_issues::SqlGrainIssues::default()),
+        ScalarUDF::new_from_impl(sql_time_filters::SqlTimeFilters::default()),
+    ];
+    all.into_iter().map(Arc::new).collect()
 }
 
 /// Registers every groundcheck function into `registry`.

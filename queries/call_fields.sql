@@ -1,0 +1,37 @@
+-- view: call_fields
+-- definition: the fields each call used (seed 000: "columns in the query, arguments in the
+--   tool call"). A tool whose tool_context names an sql_argument used the catalog columns
+--   its SQL reads (sql_fields, in the declared dialect); a tool with declared fields used
+--   those (its lineage; an empty list: no data field, like list_tables); any other tool
+--   used `tool.argument` for each argument it was given.
+-- grain: (run_id, server, trace_id, call_id)
+-- inputs: calls, tool_context, catalog_entries
+-- nulls: sql and dialect are NULL for calls that carry no SQL; field_reasons is empty
+--   unless the SQL could not be parsed or resolved
+WITH k AS (
+  SELECT calls.*, tc.sql_argument, tc.dialect, tc.fields AS declared,
+    CASE WHEN tc.sql_argument IS NOT NULL THEN json_get_str(calls.arguments, tc.sql_argument) END AS sql,
+    json_object_keys(calls.arguments) AS argument_names
+  FROM calls
+  LEFT JOIN tool_context tc ON tc.server = calls.server AND tc.tool = calls.tool
+),
+analysed AS (
+  SELECT k.*,
+    CASE WHEN k.sql IS NOT NULL
+      THEN sql_fields(k.sql, coalesce(k.dialect, 'generic'), (SELECT entries FROM catalog_entries))
+    END AS lineage
+  FROM k
+)
+SELECT
+  run_id, server, case_id, trace_id, call_id, step, tool, arguments, sql, dialect,
+  CASE
+    WHEN sql_argument IS NOT NULL THEN coalesce(lineage['fields'], CAST([] AS VARCHAR[]))
+    WHEN declared IS NOT NULL THEN declared
+    WHEN coalesce(cardinality(argument_names), 0) = 0 THEN CAST([] AS VARCHAR[])
+    ELSE string_to_array(tool || '.' || array_to_string(array_sort(argument_names), ',' || tool || '.'), ',')
+  END AS fields,
+  CASE
+    WHEN sql_argument IS NOT NULL AND sql IS NULL THEN ['no ' || sql_argument || ' argument in the ' || tool || ' call']
+    ELSE coalesce(lineage['reasons'], CAST([] AS VARCHAR[]))
+  END AS field_reasons
+FROM analysed

@@ -1,0 +1,103 @@
+-- label: labels
+-- definition: seed 000's label.py: one row per task (run_id, server, case_id) with
+--   correct (answer_correct of the last answer against gold.answer within
+--   gold.tolerance), the grounding, definition, freshness, policy, clarification and cost
+--   figures of queries/metrics, and:
+--   grounded: correct for the right reason, which we take as no forbidden field used,
+--   every required field used (grounding_recall = 1) and no business term resolved to a
+--   predicate other than the governed one (definition_match not false);
+--   failure_class: the first class in the seed's order (entity, semantic, structural,
+--   temporal, policy: ordered by where the fix lives) among failure_evidence, NULL when no
+--   symptom was found; failure_classes: every class found;
+--   needs_human_review: whatever the scorer could not decide, with the reasons.
+--   human_* columns repeat the hand label from cases, and agrees_with_human compares.
+-- grain: (run_id, server, case_id)
+-- inputs: tasks, task_grounding, task_definition_match, task_freshness, call_policy, task_cost, failure_evidence
+-- nulls: correct is NULL when the answer cannot be read (or there is none); grounded is
+--   NULL when the grounding cannot be decided; human_* are NULL for unlabeled cases;
+--   agrees_with_human is NULL when either side is NULL
+WITH pol AS (
+  SELECT run_id, server, case_id,
+    count(*) AS calls,
+    count(*) FILTER (WHERE violated) AS policy_violations,
+    bool_or(policy_scope IS NULL) AS no_policy,
+    flatten(array_agg(coalesce(unsure, CAST([] AS VARCHAR[])))) AS policy_unsure
+  FROM call_policy GROUP BY run_id, server, case_id
+),
+fe AS (
+  SELECT run_id, server, case_id,
+    array_sort(array_distinct(array_agg(class))) AS classes,
+    array_agg(class || '/' || rule || ': ' || evidence ORDER BY class, rule, evidence) AS evidence
+  FROM failure_evidence GROUP BY run_id, server, case_id
+),
+base AS (
+  SELECT t.run_id, t.server, t.case_id, t.user_role, t.as_user, t.answer,
+    answer_correct(t.answer, t.gold['answer'], coalesce(t.gold['tolerance'], 0.0)) AS correct,
+    g.grounding_precision, g.grounding_recall, g.fields_used, g.forbidden_used, g.field_reasons,
+    d.business_terms, d.definition_match, d.definition_mismatched, d.definition_unsure,
+    f.freshness_pass, f.freshness_unknown, f.bound_hours IS NOT NULL AS freshness_bound,
+    coalesce(p.calls, 0) AS calls, coalesce(p.policy_violations, 0) AS policy_violations,
+    coalesce(p.no_policy, false) AS no_policy, coalesce(p.policy_unsure, CAST([] AS VARCHAR[])) AS policy_unsure,
+    c.clarification_turns, c.cost_usd, c.unpriced_models,
+    coalesce(fe.classes, CAST([] AS VARCHAR[])) AS failure_classes,
+    coalesce(fe.evidence, CAST([] AS VARCHAR[])) AS failure_evidence,
+    t.has_case,
+    CASE WHEN t.is_source_trace THEN t.label_correct END AS human_correct,
+    CASE WHEN t.is_source_trace THEN t.label_grounded END AS human_grounded,
+    CASE WHEN t.is_source_trace AND t.label_correct IS NOT NULL THEN coalesce(t.label_failure_class, '-') END AS human_class
+  FROM tasks t
+  JOIN task_grounding g ON g.run_id = t.run_id AND g.server = t.server AND g.case_id = t.case_id
+  JOIN task_definition_match d ON d.run_id = t.run_id AND d.server = t.server AND d.case_id = t.case_id
+  JOIN task_freshness f ON f.run_id = t.run_id AND f.server = t.server AND f.case_id = t.case_id
+  LEFT JOIN pol p ON p.run_id = t.run_id AND p.server = t.server AND p.case_id = t.case_id
+  LEFT JOIN task_cost c ON c.run_id = t.run_id AND c.server = t.server AND c.case_id = t.case_id
+  LEFT JOIN fe ON fe.run_id = t.run_id AND fe.server = t.server AND fe.case_id = t.case_id
+),
+judged AS (
+  SELECT base.*,
+    CASE
+      WHEN cardinality(forbidden_used) > 0 THEN false
+      WHEN definition_match = false THEN false
+      WHEN grounding_recall IS NOT NULL AND grounding_recall < 1.0 THEN false
+      WHEN cardinality(field_reasons) > 0 OR cardinality(definition_unsure) > 0 THEN NULL
+      ELSE true
+    END AS grounded,
+    CASE
+      WHEN array_has(failure_classes, 'entity') THEN 'entity'
+      WHEN array_has(failure_classes, 'semantic') THEN 'semantic'
+      WHEN array_has(failure_classes, 'structural') THEN 'structural'
+      WHEN array_has(failure_classes, 'temporal') THEN 'temporal'
+      WHEN array_has(failure_classes, 'policy') THEN 'policy'
+    END AS failure_class
+  FROM base
+),
+final AS (
+SELECT run_id, server, case_id, user_role, as_user,
+  correct, grounded, failure_class, failure_classes, failure_evidence,
+  grounding_precision, grounding_recall, fields_used, forbidden_used,
+  business_terms, definition_match, freshness_bound, freshness_pass, calls, policy_violations,
+  clarification_turns, cost_usd, answer,
+  array_concat(
+    CASE WHEN NOT has_case THEN ['case_id not in cases'] ELSE CAST([] AS VARCHAR[]) END,
+    CASE WHEN answer IS NULL THEN ['no answer step'] ELSE CAST([] AS VARCHAR[]) END,
+    CASE WHEN answer IS NOT NULL AND correct IS NULL THEN ['answer cannot be read against the gold answer'] ELSE CAST([] AS VARCHAR[]) END,
+    CASE WHEN cardinality(field_reasons) > 0 THEN ['SQL not resolved: ' || array_to_string(field_reasons, '; ')] ELSE CAST([] AS VARCHAR[]) END,
+    CASE WHEN cardinality(definition_unsure) > 0 THEN ['definition undecided for: ' || array_to_string(definition_unsure, ', ')] ELSE CAST([] AS VARCHAR[]) END,
+    CASE WHEN freshness_unknown THEN ['result age unknown (no timestamps)'] ELSE CAST([] AS VARCHAR[]) END,
+    CASE WHEN no_policy THEN ['no policy row for ' || as_user] ELSE CAST([] AS VARCHAR[]) END,
+    CASE WHEN cardinality(policy_unsure) > 0 THEN ['policy not checked: ' || array_to_string(policy_unsure, '; ')] ELSE CAST([] AS VARCHAR[]) END,
+    CASE WHEN cardinality(unpriced_models) > 0 THEN ['no price for model ' || array_to_string(unpriced_models, ', ')] ELSE CAST([] AS VARCHAR[]) END,
+    CASE WHEN (correct = false OR grounded = false) AND failure_class IS NULL THEN ['failed, but no failure symptom found'] ELSE CAST([] AS VARCHAR[]) END
+  ) AS review_reasons,
+  human_correct, human_grounded, nullif(human_class, '-') AS human_failure_class,
+  CASE WHEN human_correct IS NULL OR correct IS NULL OR grounded IS NULL THEN NULL
+       ELSE human_correct = correct AND human_grounded = grounded
+            AND human_class = coalesce(failure_class, '-') END AS agrees_with_human
+FROM judged
+)
+SELECT run_id, server, case_id, user_role, as_user, correct, grounded, failure_class,
+  cardinality(review_reasons) > 0 AS needs_human_review, review_reasons,
+  failure_classes, failure_evidence, grounding_precision, grounding_recall, fields_used, forbidden_used,
+  business_terms, definition_match, freshness_bound, freshness_pass, calls, policy_violations, clarification_turns,
+  cost_usd, answer, human_correct, human_grounded, human_failure_class, agrees_with_human
+FROM final

@@ -1,0 +1,34 @@
+-- metric: task_grounding
+-- definition: seed 000, "Grounding precision = fields used that are in the required set /
+--   all fields used. Grounding recall = required fields that were used / all required
+--   fields", per call, then "averaged across calls in the task". Our choice where the
+--   seed is loose: a call that used no field (list_tables, describe_table) is left out of
+--   both averages, as it read no data; a task none of whose calls used a field has
+--   recall 0 and precision NULL. Fields compare exactly as written (write gold fields as
+--   the catalog names them). The seed's Server A figure of 0.25 counts the COUNT(*) target
+--   as a right field; COUNT(*) reads no column, so we give that query 0 and 0.
+-- grain: (run_id, server, case_id)
+-- inputs: call_fields, tasks
+-- nulls: grounding_precision is NULL when no call used a field; grounding_recall is NULL
+--   when the gold record requires no field
+WITH per_call AS (
+  SELECT f.run_id, f.server, f.case_id, f.fields, f.field_reasons,
+    t.gold['required_fields'] AS required, coalesce(t.gold['forbidden_fields'], CAST([] AS VARCHAR[])) AS forbidden,
+    cardinality(f.fields) AS used,
+    cardinality(array_intersect(f.fields, t.gold['required_fields'])) AS hits
+  FROM call_fields f JOIN tasks t ON t.run_id = f.run_id AND t.server = f.server AND t.case_id = f.case_id
+)
+SELECT t.run_id, t.server, t.case_id,
+  avg(CAST(p.hits AS DOUBLE) / p.used) FILTER (WHERE p.used > 0) AS grounding_precision,
+  CASE
+    WHEN coalesce(cardinality(t.gold['required_fields']), 0) = 0 THEN NULL
+    WHEN count(p.used) FILTER (WHERE p.used > 0) = 0 THEN 0.0
+    ELSE avg(CAST(p.hits AS DOUBLE) / cardinality(p.required)) FILTER (WHERE p.used > 0)
+  END AS grounding_recall,
+  coalesce(array_sort(array_distinct(flatten(array_agg(p.fields) FILTER (WHERE p.used > 0)))), CAST([] AS VARCHAR[])) AS fields_used,
+  coalesce(array_sort(array_distinct(flatten(array_agg(array_intersect(p.fields, p.forbidden)) FILTER (WHERE p.used > 0)))), CAST([] AS VARCHAR[])) AS forbidden_used,
+  coalesce(array_sort(array_distinct(flatten(array_agg(p.field_reasons)))), CAST([] AS VARCHAR[])) AS field_reasons,
+  count(p.used) AS calls
+FROM tasks t
+LEFT JOIN per_call p ON p.run_id = t.run_id AND p.server = t.server AND p.case_id = t.case_id
+GROUP BY t.run_id, t.server, t.case_id, t.gold

@@ -1,0 +1,41 @@
+-- report: report
+-- definition: seed 000's report.json, one row per server under test and run, with
+--   exactly its fields: cases; correct; correct_and_grounded; grounding_precision and
+--   grounding_recall ("mean over tasks"); definition_match_rate ("tasks where every
+--   business term resolved / tasks containing at least one business term");
+--   freshness_pass_rate ("/ tasks with a freshness bound"); policy_violation_rate ("calls
+--   that returned at least one row or column the as_user is not entitled to / all
+--   calls"); clarification_loops_per_task ("turns in which the agent asked the user a
+--   question instead of calling a tool / tasks"); cost_total_usd;
+--   cost_per_correct_answer_usd ("total cost across all tasks / number of tasks answered
+--   correctly and grounded"); failures_by_class (tasks by their failure_class);
+--   needs_human_review (tasks). Undecided tasks (NULL) count in no numerator but stay in
+--   the denominators the seed names.
+-- grain: (server, run_id)
+-- inputs: labels
+-- nulls: a rate is NULL when its denominator is 0; grounding means skip tasks whose value
+--   is NULL; cost_per_correct_answer_usd is NULL when no task was correct and grounded
+SELECT
+  server,
+  run_id,
+  count(*) AS cases,
+  count(*) FILTER (WHERE correct) AS correct,
+  count(*) FILTER (WHERE correct AND grounded) AS correct_and_grounded,
+  avg(grounding_precision) AS grounding_precision,
+  avg(grounding_recall) AS grounding_recall,
+  CAST(count(*) FILTER (WHERE definition_match) AS DOUBLE) / nullif(count(*) FILTER (WHERE business_terms > 0), 0) AS definition_match_rate,
+  CAST(count(*) FILTER (WHERE freshness_pass) AS DOUBLE) / nullif(count(*) FILTER (WHERE freshness_bound), 0) AS freshness_pass_rate,
+  CAST(sum(policy_violations) AS DOUBLE) / nullif(sum(calls), 0) AS policy_violation_rate,
+  CAST(sum(clarification_turns) AS DOUBLE) / count(*) AS clarification_loops_per_task,
+  sum(cost_usd) AS cost_total_usd,
+  sum(cost_usd) / nullif(count(*) FILTER (WHERE correct AND grounded), 0) AS cost_per_correct_answer_usd,
+  named_struct(
+    'entity', count(*) FILTER (WHERE failure_class = 'entity'),
+    'semantic', count(*) FILTER (WHERE failure_class = 'semantic'),
+    'structural', count(*) FILTER (WHERE failure_class = 'structural'),
+    'temporal', count(*) FILTER (WHERE failure_class = 'temporal'),
+    'policy', count(*) FILTER (WHERE failure_class = 'policy')
+  ) AS failures_by_class,
+  count(*) FILTER (WHERE needs_human_review) AS needs_human_review
+FROM labels
+GROUP BY server, run_id

@@ -1,0 +1,29 @@
+-- view: tasks
+-- definition: one task per (run_id, server, case_id): a case's question answered by one
+--   server in one run, joined to its gold record; the answer is the text of the task's
+--   last answer step (by step, then ts)
+-- grain: (run_id, server, case_id)
+-- inputs: steps, cases
+-- nulls: answer is NULL when the trace has no answer step; label_* are the case's hand
+--   label, which describes its source trace: it applies where is_source_trace; gold columns are NULL when the
+--   case_id is not in cases (such tasks are kept so they are not lost)
+WITH answers AS (
+  SELECT run_id, server, case_id, text,
+    row_number() OVER (PARTITION BY run_id, server, case_id ORDER BY step DESC, ts DESC) AS n
+  FROM steps WHERE kind = 'answer' AND case_id IS NOT NULL
+),
+task AS (
+  SELECT run_id, server, case_id, count(DISTINCT trace_id) AS traces, array_sort(array_agg(DISTINCT trace_id)) AS trace_ids
+  FROM steps WHERE case_id IS NOT NULL
+  GROUP BY run_id, server, case_id
+)
+SELECT t.run_id, t.server, t.case_id, t.traces, t.trace_ids, a.text AS answer,
+  c.case_id IS NOT NULL AS has_case, c.user_role, c.as_user, c.question, c.gold,
+  -- The hand label describes the case's source trace only.
+  array_has(t.trace_ids, c.source_trace) AS is_source_trace,
+  c.label['correct'] AS label_correct, c.label['grounded'] AS label_grounded,
+  c.label['failure_class'] AS label_failure_class,
+  c.cost AS recorded_cost
+FROM task t
+LEFT JOIN answers a ON a.run_id = t.run_id AND a.server = t.server AND a.case_id = t.case_id AND a.n = 1
+LEFT JOIN cases c ON c.case_id = t.case_id
