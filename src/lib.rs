@@ -12,6 +12,7 @@ pub mod location;
 pub mod model;
 pub mod output;
 pub mod queries;
+pub mod scoring;
 pub mod session;
 
 pub use error::{Error, Result};

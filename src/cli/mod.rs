@@ -6,6 +6,8 @@
 mod common;
 mod functions;
 mod ingest;
+mod label;
+mod report;
 mod sql;
 mod tables;
 
@@ -25,6 +27,8 @@ pub struct Cli {
 enum Command {
     Functions(functions::Args),
     Ingest(ingest::Args),
+    Label(label::Args),
+    Report(report::Args),
     Sql(sql::Args),
     Tables(tables::Args),
 }
@@ -33,6 +37,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Functions(a) => functions::run(a).await,
         Command::Ingest(a) => ingest::run(a).await,
+        Command::Label(a) => label::run(a).await,
+        Command::Report(a) => report::run(a).await,
         Command::Sql(a) => sql::run(a).await,
         Command::Tables(a) => tables::run(a).await,
     }

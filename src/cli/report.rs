@@ -1,0 +1,247 @@
+//! `groundcheck report`: seed 000's report per server and run; `report diff A B`.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use clap::{Args as ClapArgs, Subcommand};
+use groundcheck::scoring;
+use serde_json::Value;
+
+use super::common::{Input, Output, finish};
+
+/// Aggregate the labels into seed 000's report, one object per server under test and run
+/// (queries/report.sql): writes OUT/report.json (exactly the seed's fields),
+/// OUT/report.parquet, OUT/labels.jsonl and OUT/labels.parquet, prints the servers side by
+/// side, and how the automatic labels agree with the hand labels. Reads --data (the demo
+/// project by default).
+#[derive(Debug, ClapArgs)]
+pub struct Args {
+    #[command(subcommand)]
+    diff: Option<Diff>,
+
+    #[command(flatten)]
+    input: Input,
+
+    #[command(flatten)]
+    output: Output,
+}
+
+#[derive(Debug, Subcommand)]
+enum Diff {
+    /// Compare two runs: every metric's delta, and the cases that flipped (correct to
+    /// wrong, grounded to ungrounded, a new failure class). Each side is a server, a
+    /// run_id, SERVER@RUN_ID, or a folder holding a labels.parquet (an earlier --out).
+    /// Exit code 1 with --fail-on-regression when B regressed on any case.
+    Diff(DiffArgs),
+}
+
+#[derive(Debug, ClapArgs)]
+struct DiffArgs {
+    /// The base side.
+    a: String,
+    /// The side compared with it.
+    b: String,
+    /// Exit with code 1 when a case went from correct to wrong or grounded to ungrounded.
+    #[arg(long)]
+    fail_on_regression: bool,
+}
+
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(Diff::Diff(d)) = &args.diff {
+        return diff(&args, d).await;
+    }
+    let session = args.input.open().await?;
+    let result = scoring::labels(&session.ctx, None).await;
+    finish(&session, &args.output.out, false)?;
+    let (schema, labels) = result.context("labeling failed")?;
+    let out = &args.output.out;
+    scoring::write_jsonl(&out.join("labels.jsonl"), &labels)?;
+    scoring::write_parquet(&out.join("labels.parquet"), schema.clone(), &labels)?;
+    let (rschema, report) = scoring::report_of(schema, labels.clone()).await?;
+    let json = scoring::report_json(&report)?;
+    groundcheck::output::write_atomic(&out.join("report.json"), json.as_bytes())
+        .context("cannot write report.json")?;
+    scoring::write_parquet(&out.join("report.parquet"), rschema, &report)?;
+    print!("{}", scoring::report_table(&report)?);
+    println!();
+    print!("{}", scoring::agreement(&labels)?);
+    eprintln!(
+        "wrote {}, {}",
+        out.join("report.json").display(),
+        out.join("report.parquet").display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The labels one side of a diff names.
+async fn side(
+    spec: &str,
+    all: &Option<(SchemaRef, Vec<RecordBatch>)>,
+) -> anyhow::Result<(SchemaRef, Vec<RecordBatch>)> {
+    let folder = Path::new(spec).join("labels.parquet");
+    if folder.is_file() {
+        let ctx = groundcheck::session::new_context()?;
+        ctx.register_parquet(
+            "labels",
+            folder.to_string_lossy().as_ref(),
+            Default::default(),
+        )
+        .await?;
+        return Ok(scoring::labels_table(&ctx).await?);
+    }
+    let Some((schema, batches)) = all else {
+        bail!("{spec}: not a folder with labels.parquet");
+    };
+    let ctx = groundcheck::session::new_context()?;
+    ctx.register_table(
+        "labels",
+        Arc::new(datafusion::datasource::MemTable::try_new(
+            schema.clone(),
+            vec![batches.clone()],
+        )?),
+    )?;
+    let quote = |s: &str| s.replace('\'', "''");
+    let filter = match spec.split_once('@') {
+        Some((server, run)) => {
+            format!("server = '{}' AND run_id = '{}'", quote(server), quote(run))
+        }
+        None => format!("(server = '{0}' OR run_id = '{0}')", quote(spec)),
+    };
+    let (schema, picked) = scoring::collect(
+        &ctx,
+        &format!(
+            "SELECT * FROM labels WHERE {filter} {}",
+            scoring::LABELS_ORDER
+        ),
+    )
+    .await?;
+    if scoring::row_count(&picked) == 0 {
+        let servers = scoring::distinct_strings(batches, "server");
+        let runs = scoring::distinct_strings(batches, "run_id");
+        bail!(
+            "{spec}: no such server or run (servers: {}; runs: {})",
+            servers.join(", "),
+            runs.join(", ")
+        );
+    }
+    let groups = scoring::distinct_strings(&picked, "server").len()
+        * scoring::distinct_strings(&picked, "run_id").len();
+    if groups > 1 {
+        bail!("{spec} names more than one server and run; use SERVER@RUN_ID");
+    }
+    Ok((schema, picked))
+}
+
+async fn diff(args: &Args, d: &DiffArgs) -> anyhow::Result<ExitCode> {
+    let needs_data = [&d.a, &d.b]
+        .iter()
+        .any(|s| !Path::new(s).join("labels.parquet").is_file());
+    let all = if needs_data {
+        let session = args.input.open().await?;
+        let result = scoring::labels(&session.ctx, None).await;
+        finish(&session, &args.output.out, false)?;
+        Some(result.context("labeling failed")?)
+    } else {
+        None
+    };
+    let (sa, la) = side(&d.a, &all).await?;
+    let (sb, lb) = side(&d.b, &all).await?;
+    let ra = scoring::rows_as_json(&scoring::report_of(sa, la.clone()).await?.1)?;
+    let rb = scoring::rows_as_json(&scoring::report_of(sb, lb.clone()).await?.1)?;
+    let (ra, rb) = (&ra[0], &rb[0]);
+    let mut lines = vec![vec![
+        "metric".to_string(),
+        d.a.clone(),
+        d.b.clone(),
+        "delta".to_string(),
+    ]];
+    for f in &scoring::REPORT_FIELDS[2..] {
+        let pairs: Vec<(String, Option<&Value>, Option<&Value>)> = if *f == "failures_by_class" {
+            scoring::CLASSES
+                .iter()
+                .map(|c| {
+                    (
+                        format!("failures: {c}"),
+                        ra.get(*f).and_then(|v| v.get(*c)),
+                        rb.get(*f).and_then(|v| v.get(*c)),
+                    )
+                })
+                .collect()
+        } else {
+            vec![(f.to_string(), ra.get(*f), rb.get(*f))]
+        };
+        for (name, a, b) in pairs {
+            let ints = a.is_some_and(Value::is_i64) && b.is_some_and(Value::is_i64);
+            let delta = match (a.and_then(Value::as_f64), b.and_then(Value::as_f64)) {
+                (Some(x), Some(y)) if ints && x != y => format!("{:+}", y as i64 - x as i64),
+                (Some(x), Some(y)) if (y - x).abs() > 1e-12 => format!("{:+.4}", y - x),
+                (Some(_), Some(_)) => "0".into(),
+                _ => "-".into(),
+            };
+            lines.push(vec![
+                name,
+                scoring::fmt_value(a),
+                scoring::fmt_value(b),
+                delta,
+            ]);
+        }
+    }
+    print!("{}", scoring::align(&lines));
+    let by_case = |rows: Vec<serde_json::Map<String, Value>>| {
+        rows.into_iter()
+            .filter_map(|r| Some((r.get("case_id")?.as_str()?.to_string(), r)))
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let (ca, cb) = (
+        by_case(scoring::rows_as_json(&la)?),
+        by_case(scoring::rows_as_json(&lb)?),
+    );
+    let mut regressed = false;
+    let mut flips = Vec::new();
+    for (case, a) in &ca {
+        let Some(b) = cb.get(case) else { continue };
+        let t = |r: &serde_json::Map<String, Value>, k: &str| r.get(k) == Some(&Value::Bool(true));
+        let f = |r: &serde_json::Map<String, Value>, k: &str| r.get(k) == Some(&Value::Bool(false));
+        if t(a, "correct") && f(b, "correct") {
+            flips.push(format!("  {case}: correct -> wrong"));
+            regressed = true;
+        }
+        if f(a, "correct") && t(b, "correct") {
+            flips.push(format!("  {case}: wrong -> correct"));
+        }
+        if t(a, "grounded") && f(b, "grounded") {
+            flips.push(format!("  {case}: grounded -> ungrounded"));
+            regressed = true;
+        }
+        if f(a, "grounded") && t(b, "grounded") {
+            flips.push(format!("  {case}: ungrounded -> grounded"));
+        }
+        let (fa, fb) = (a.get("failure_class"), b.get("failure_class"));
+        if let Some(Value::String(c)) = fb
+            && fa != fb
+        {
+            flips.push(format!(
+                "  {case}: new failure class {c} (was {})",
+                scoring::fmt_value(fa)
+            ));
+        }
+    }
+    println!();
+    if flips.is_empty() {
+        println!("no case flipped");
+    } else {
+        println!("cases that flipped:");
+        for l in flips {
+            println!("{l}");
+        }
+    }
+    Ok(if regressed && d.fail_on_regression {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

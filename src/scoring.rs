@@ -1,0 +1,324 @@
+//! Running the scoring SQL (`queries/labels.sql`, `queries/report.sql`) and writing its
+//! outputs: `labels.jsonl` / `labels.parquet`, `report.json` / `report.parquet`.
+//!
+//! The metrics are the SQL; this module only runs it in a fixed row order and writes the
+//! results, each file under a temporary name and then renamed. `report.json` has exactly
+//! seed 000's fields, in the seed's order, one object per server and run.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::{Array, AsArray, RecordBatch};
+use arrow::datatypes::{DataType, SchemaRef};
+use datafusion::datasource::MemTable;
+use datafusion::prelude::SessionContext;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::output::{ParquetFile, write_atomic};
+use crate::queries;
+use crate::session::new_context;
+
+pub const LABELS_ORDER: &str = "ORDER BY run_id, server, case_id";
+
+/// The labels of every task, ordered by (run_id, server, case_id).
+pub async fn labels(
+    ctx: &SessionContext,
+    filter: Option<&str>,
+) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+    let sql = format!(
+        "SELECT * FROM labels {} {LABELS_ORDER}",
+        filter.map(|f| format!("WHERE {f}")).unwrap_or_default()
+    );
+    collect(ctx, &sql).await
+}
+
+/// Every row of a `labels` table already registered in `ctx`, in label order.
+pub async fn labels_table(ctx: &SessionContext) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+    collect(ctx, &format!("SELECT * FROM labels {LABELS_ORDER}")).await
+}
+
+/// Runs a query and returns its rows in the schema the plan declares. Some DataFusion
+/// functions hand back view types (`Utf8View`) where the plan says `Utf8`; such columns
+/// are cast, so every batch matches the declared schema (Parquet writers insist).
+pub async fn collect(ctx: &SessionContext, sql: &str) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+    let df = ctx.sql(sql).await?;
+    let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
+    let batches = df.collect().await?;
+    let batches = batches
+        .into_iter()
+        .map(|b| conform(&schema, b))
+        .collect::<Result<Vec<_>>>()?;
+    Ok((schema, batches))
+}
+
+fn conform(schema: &SchemaRef, batch: RecordBatch) -> Result<RecordBatch> {
+    if batch.schema().fields() == schema.fields() {
+        return Ok(batch.with_schema(schema.clone())?);
+    }
+    let columns = batch
+        .columns()
+        .iter()
+        .zip(schema.fields())
+        .map(|(c, f)| {
+            if c.data_type() == f.data_type() {
+                Ok(c.clone())
+            } else {
+                arrow::compute::cast(c, f.data_type())
+            }
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    Ok(RecordBatch::try_new(schema.clone(), columns)?)
+}
+
+/// The report over a set of labels: runs `queries/report.sql` in a context of its own
+/// where those labels are the `labels` table.
+pub async fn report_of(
+    schema: SchemaRef,
+    labels: Vec<RecordBatch>,
+) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+    let ctx = new_context()?;
+    ctx.register_table("labels", Arc::new(MemTable::try_new(schema, vec![labels])?))?;
+    let report = queries::all()?
+        .into_iter()
+        .find(|q| q.name == "report")
+        .ok_or_else(|| Error::Input("queries/report.sql is missing".into()))?;
+    collect(
+        &ctx,
+        &format!(
+            "SELECT * FROM ({}) AS r ORDER BY server, run_id",
+            report.sql
+        ),
+    )
+    .await
+}
+
+/// Batches as JSON objects, one per row (arrow's JSON writer: NULL fields left out).
+pub fn rows_as_json(batches: &[RecordBatch]) -> Result<Vec<serde_json::Map<String, Value>>> {
+    let mut buf = Vec::new();
+    {
+        let mut w = arrow::json::LineDelimitedWriter::new(&mut buf);
+        for b in batches {
+            w.write(b)?;
+        }
+        w.finish()?;
+    }
+    let text = String::from_utf8(buf).map_err(|e| Error::Input(e.to_string()))?;
+    text.lines()
+        .map(|l| match serde_json::from_str::<Value>(l) {
+            Ok(Value::Object(m)) => Ok(m),
+            _ => Err(Error::Input("report row is not an object".into())),
+        })
+        .collect()
+}
+
+/// seed 000's report.json fields, in its order.
+pub const REPORT_FIELDS: &[&str] = &[
+    "server",
+    "run_id",
+    "cases",
+    "correct",
+    "correct_and_grounded",
+    "grounding_precision",
+    "grounding_recall",
+    "definition_match_rate",
+    "freshness_pass_rate",
+    "policy_violation_rate",
+    "clarification_loops_per_task",
+    "cost_total_usd",
+    "cost_per_correct_answer_usd",
+    "failures_by_class",
+    "needs_human_review",
+];
+
+pub const CLASSES: &[&str] = &["entity", "semantic", "structural", "temporal", "policy"];
+
+/// `report.json`: an array with one object per server and run, fields in the seed's
+/// order, NULL metrics as `null`.
+pub fn report_json(batches: &[RecordBatch]) -> Result<String> {
+    let rows = rows_as_json(batches)?;
+    let mut out = String::from("[\n");
+    for (i, row) in rows.iter().enumerate() {
+        out.push_str("  {\n");
+        for (j, f) in REPORT_FIELDS.iter().enumerate() {
+            let v = row.get(*f).cloned().unwrap_or(Value::Null);
+            let text = if *f == "failures_by_class" {
+                let parts: Vec<String> = CLASSES
+                    .iter()
+                    .map(|c| format!("\"{c}\": {}", v.get(*c).cloned().unwrap_or(Value::from(0))))
+                    .collect();
+                format!("{{ {} }}", parts.join(", "))
+            } else {
+                v.to_string()
+            };
+            let comma = if j + 1 < REPORT_FIELDS.len() { "," } else { "" };
+            out.push_str(&format!("    \"{f}\": {text}{comma}\n"));
+        }
+        out.push_str(if i + 1 < rows.len() {
+            "  },\n"
+        } else {
+            "  }\n"
+        });
+    }
+    out.push_str("]\n");
+    Ok(out)
+}
+
+pub fn write_parquet(path: &Path, schema: SchemaRef, batches: &[RecordBatch]) -> Result<()> {
+    let mut file = ParquetFile::create(path, schema)?;
+    for b in batches {
+        file.write(b)?;
+    }
+    file.finish()?;
+    Ok(())
+}
+
+pub fn write_jsonl(path: &Path, batches: &[RecordBatch]) -> Result<()> {
+    let mut buf = Vec::new();
+    {
+        let mut w = arrow::json::LineDelimitedWriter::new(&mut buf);
+        for b in batches {
+            w.write(b)?;
+        }
+        w.finish()?;
+    }
+    write_atomic(path, &buf).map_err(|e| Error::io(path.display(), e))
+}
+
+/// The report as a text table: one row per metric, one column per server and run.
+pub fn report_table(batches: &[RecordBatch]) -> Result<String> {
+    let rows = rows_as_json(batches)?;
+    let mut lines: Vec<Vec<String>> = Vec::new();
+    let header: Vec<String> = std::iter::once("metric".to_string())
+        .chain(rows.iter().map(|r| {
+            format!(
+                "{} ({})",
+                r.get("server").and_then(Value::as_str).unwrap_or("?"),
+                r.get("run_id").and_then(Value::as_str).unwrap_or("?")
+            )
+        }))
+        .collect();
+    lines.push(header);
+    for f in &REPORT_FIELDS[2..] {
+        if *f == "failures_by_class" {
+            for c in CLASSES {
+                let mut line = vec![format!("failures: {c}")];
+                for r in &rows {
+                    line.push(fmt_value(r.get(*f).and_then(|v| v.get(*c))));
+                }
+                lines.push(line);
+            }
+            continue;
+        }
+        let mut line = vec![f.to_string()];
+        for r in &rows {
+            line.push(fmt_value(r.get(*f)));
+        }
+        lines.push(line);
+    }
+    Ok(align(&lines))
+}
+
+pub fn fmt_value(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => "-".into(),
+        Some(Value::Number(n)) if n.is_f64() => format!("{:.4}", n.as_f64().unwrap_or_default()),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+pub fn align(lines: &[Vec<String>]) -> String {
+    let cols = lines.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|c| {
+            lines
+                .iter()
+                .filter_map(|l| l.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for l in lines {
+        let cells: Vec<String> = l
+            .iter()
+            .enumerate()
+            .map(|(c, s)| {
+                if c == 0 {
+                    format!("{s:<w$}", w = widths[c])
+                } else {
+                    format!("{s:>w$}", w = widths[c])
+                }
+            })
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// How the automatic labels compare with the hand labels, for the tasks that have one.
+pub fn agreement(batches: &[RecordBatch]) -> Result<String> {
+    let rows = rows_as_json(batches)?;
+    let labeled: Vec<_> = rows
+        .iter()
+        .filter(|r| r.contains_key("human_correct"))
+        .collect();
+    let s = |r: &serde_json::Map<String, Value>, k: &str| fmt_value(r.get(k));
+    let agree = labeled
+        .iter()
+        .filter(|r| r.get("agrees_with_human") == Some(&Value::Bool(true)))
+        .count();
+    let mut out = format!(
+        "agreement with hand labels: {agree} of {} hand-labeled tasks agree\n",
+        labeled.len()
+    );
+    for r in labeled
+        .iter()
+        .filter(|r| r.get("agrees_with_human") != Some(&Value::Bool(true)))
+    {
+        out.push_str(&format!(
+            "  differs: {} on {}: auto correct={} grounded={} class={}; hand correct={} grounded={} class={}\n",
+            s(r, "case_id"),
+            s(r, "server"),
+            s(r, "correct"),
+            s(r, "grounded"),
+            s(r, "failure_class"),
+            s(r, "human_correct"),
+            s(r, "human_grounded"),
+            s(r, "human_failure_class"),
+        ));
+    }
+    Ok(out)
+}
+
+/// Number of rows in a set of batches.
+pub fn row_count(batches: &[RecordBatch]) -> usize {
+    batches.iter().map(RecordBatch::num_rows).sum()
+}
+
+/// Distinct values of a string column.
+pub fn distinct_strings(batches: &[RecordBatch], column: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for b in batches {
+        let Ok(i) = b.schema().index_of(column) else {
+            continue;
+        };
+        let Ok(col) = arrow::compute::cast(b.column(i), &DataType::Utf8) else {
+            continue;
+        };
+        let col = col.as_string::<i32>();
+        for j in 0..col.len() {
+            if col.is_valid(j) {
+                let v = col.value(j).to_string();
+                if !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
