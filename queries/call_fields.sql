@@ -6,7 +6,8 @@
 --   used `tool.argument` for each argument it was given.
 -- grain: (run_id, server, trace_id, call_id)
 -- inputs: calls, tool_context, catalog_entries
--- nulls: sql and dialect are NULL for calls that carry no SQL; field_reasons is empty
+-- nulls: is_error is false for a call without a result; sql and dialect are NULL for
+--   calls that carry no SQL; field_reasons is empty
 --   unless the SQL could not be parsed or resolved
 WITH k AS (
   SELECT calls.*, tc.sql_argument, tc.dialect, tc.fields AS declared,
@@ -24,6 +25,7 @@ analysed AS (
 )
 SELECT
   run_id, server, case_id, trace_id, call_id, step, tool, arguments, sql, dialect,
+  coalesce(is_error, false) AS is_error,
   CASE
     WHEN sql_argument IS NOT NULL THEN coalesce(lineage['fields'], CAST([] AS VARCHAR[]))
     WHEN declared IS NOT NULL THEN declared

@@ -7,8 +7,10 @@
 --   structural: an aggregate fanned out by a one-to-many join, or amounts of different
 --   units combined (grain); a result with next_cursor set and no later call to the same
 --   tool (pagination-not-followed).
---   temporal: a result without as_of or older than the bound (freshness); a date filter on
---   a column other than the one the term's metric is defined on (time-column).
+--   temporal: a result without as_of or older than the bound (freshness); date filters
+--   none of which is on the column the term's metric is defined on (time-column); date
+--   bounds that do not include the case's window start and end (or the day after the
+--   end, for an exclusive bound) (window).
 --   policy: a result with rows or columns the user may not see (oracle); a call whose
 --   credential does not carry the user's identity (foreign-credential).
 --   entity: an argument whose value matches another identifier scheme than the one the
@@ -52,16 +54,41 @@ SELECT run_id, server, case_id, NULL, 'temporal', 'freshness',
 FROM task_freshness WHERE freshness_pass = false
 UNION ALL
 SELECT w.run_id, w.server, w.case_id, w.call_id, 'temporal', 'time-column',
-  'filters time on ' || w.tf['field'] || ', the metric of ' || w.term || ' is defined on ' || w.time_column
+  'filters time on ' || array_to_string(w.fields, ', ') || ', the metric of ' || w.term || ' is defined on ' || w.time_column
 FROM (
   SELECT f.run_id, f.server, f.case_id, f.call_id, g.term, g.time_column,
-    unnest(sql_time_filters(f.sql, coalesce(f.dialect, 'generic'), (SELECT entries FROM catalog_entries))) AS tf
-  FROM call_fields f
+    array_sort(array_agg(lower(tf['field']))) AS fields
+  FROM (
+    SELECT run_id, server, case_id, call_id,
+      unnest(sql_time_filters(sql, coalesce(dialect, 'generic'), (SELECT entries FROM catalog_entries))) AS tf
+    FROM call_fields WHERE sql IS NOT NULL AND NOT is_error
+  ) AS f
   JOIN tasks t ON t.run_id = f.run_id AND t.server = f.server AND t.case_id = f.case_id
   JOIN glossary g ON strpos(lower(t.question), lower(g.term)) > 0 AND g.time_column IS NOT NULL
-  WHERE f.sql IS NOT NULL
+  GROUP BY f.run_id, f.server, f.case_id, f.call_id, g.term, g.time_column
 ) AS w
-WHERE lower(w.tf['field']) <> lower(w.time_column)
+WHERE NOT array_has(w.fields, lower(w.time_column))
+UNION ALL
+SELECT b.run_id, b.server, b.case_id, b.call_id, 'temporal', 'window',
+  'filters dates ' || array_to_string(b.bounds, ', ') || '; the case asks for ' || b.gold_start || ' to ' || b.gold_end
+  || ' (' || b.calendar || ')'
+FROM (
+  SELECT f.run_id, f.server, f.case_id, f.call_id,
+    CAST(t.gold['window']['start'] AS VARCHAR) AS gold_start,
+    CAST(t.gold['window']['end'] AS VARCHAR) AS gold_end,
+    CAST(CAST(t.gold['window']['end'] AS DATE) + INTERVAL '1 day' AS VARCHAR) AS gold_after,
+    t.gold['window']['calendar'] AS calendar,
+    array_sort(array_distinct(flatten(array_agg(make_array(substr(f.tf['lower'], 1, 10), substr(f.tf['upper'], 1, 10)))))) AS bounds
+  FROM (
+    SELECT run_id, server, case_id, call_id,
+      unnest(sql_time_filters(sql, coalesce(dialect, 'generic'), (SELECT entries FROM catalog_entries))) AS tf
+    FROM call_fields WHERE sql IS NOT NULL AND NOT is_error
+  ) AS f
+  JOIN tasks t ON t.run_id = f.run_id AND t.server = f.server AND t.case_id = f.case_id
+  WHERE t.gold['window'] IS NOT NULL
+  GROUP BY f.run_id, f.server, f.case_id, f.call_id, t.gold
+) AS b
+WHERE NOT (array_has(b.bounds, b.gold_start) AND (array_has(b.bounds, b.gold_end) OR array_has(b.bounds, b.gold_after)))
 UNION ALL
 SELECT run_id, server, case_id, call_id, 'policy', 'oracle', array_to_string(violations, '; ')
 FROM call_policy WHERE violated

@@ -3,9 +3,9 @@
 --   correct (answer_correct of the last answer against gold.answer within
 --   gold.tolerance), the grounding, definition, freshness, policy, clarification and cost
 --   figures of queries/metrics, and:
---   grounded: correct for the right reason, which we take as no forbidden field used,
---   every required field used (grounding_recall = 1) and no business term resolved to a
---   predicate other than the governed one (definition_match not false);
+--   grounded: correct for the right reason, which we take as every required field used
+--   (grounding_recall = 1) and no failure symptom found (failure_evidence), hedging in
+--   reasoning aside (a sign to look at, not a fault in what was read);
 --   failure_class: the first class in the seed's order (entity, semantic, structural,
 --   temporal, policy: ordered by where the fix lives) among failure_evidence, NULL when no
 --   symptom was found; failure_classes: every class found;
@@ -27,7 +27,8 @@ WITH pol AS (
 fe AS (
   SELECT run_id, server, case_id,
     array_sort(array_distinct(array_agg(class))) AS classes,
-    array_agg(class || '/' || rule || ': ' || evidence ORDER BY class, rule, evidence) AS evidence
+    array_agg(class || '/' || rule || ': ' || evidence ORDER BY class, rule, evidence) AS evidence,
+    array_sort(array_distinct(array_agg(class || '/' || rule))) AS rules
   FROM failure_evidence GROUP BY run_id, server, case_id
 ),
 base AS (
@@ -41,6 +42,7 @@ base AS (
     c.clarification_turns, c.cost_usd, c.unpriced_models,
     coalesce(fe.classes, CAST([] AS VARCHAR[])) AS failure_classes,
     coalesce(fe.evidence, CAST([] AS VARCHAR[])) AS failure_evidence,
+    coalesce(fe.rules, CAST([] AS VARCHAR[])) AS failure_rules,
     t.has_case,
     CASE WHEN t.is_source_trace THEN t.label_correct END AS human_correct,
     CASE WHEN t.is_source_trace THEN t.label_grounded END AS human_grounded,
@@ -56,8 +58,7 @@ base AS (
 judged AS (
   SELECT base.*,
     CASE
-      WHEN cardinality(forbidden_used) > 0 THEN false
-      WHEN definition_match = false THEN false
+      WHEN cardinality(array_except(failure_rules, ['semantic/hedging'])) > 0 THEN false
       WHEN grounding_recall IS NOT NULL AND grounding_recall < 1.0 THEN false
       WHEN cardinality(field_reasons) > 0 OR cardinality(definition_unsure) > 0 THEN NULL
       ELSE true

@@ -3,7 +3,8 @@
 --   governed predicate / tasks containing at least one business term". A business term is
 --   a glossary term found in the question (case-insensitive). It resolved when a call of
 --   the task is to a tool the glossary says encodes it, or runs SQL whose filters imply
---   the term's governed predicate (predicate_match = match). A term no call resolved is a
+--   the term's governed predicate (predicate_match = match). Calls whose result is an
+--   error are left out. A term no call resolved is a
 --   mismatch, unless some call's SQL gave `unsure` for it: then the task is undecided.
 -- grain: (run_id, server, case_id)
 -- inputs: tasks, glossary, call_fields, catalog_entries
@@ -22,6 +23,7 @@ verdicts AS (
     END AS verdict
   FROM terms tm
   LEFT JOIN call_fields f ON f.run_id = tm.run_id AND f.server = tm.server AND f.case_id = tm.case_id
+    AND NOT f.is_error
 ),
 per_term AS (
   SELECT run_id, server, case_id, term,

@@ -3,10 +3,12 @@
 --   task's freshness_bound_hours / tasks with a freshness bound. If the tool result carries
 --   no timestamp, the task fails freshness." A result's age is its arrival time (the
 --   result step's ts, else the call's) minus its as_of. Our choice: a task with a bound
---   and no result at all fails too (nothing told the user how old the data was).
+--   but no result at all read no data; its freshness_pass is NULL, so it counts in the
+--   rate's denominator (it has a bound) and not in its numerator.
 -- grain: (run_id, server, case_id)
 -- inputs: tasks, calls
--- nulls: freshness_pass is NULL when the case has no freshness bound, or when a result's
+-- nulls: freshness_pass is NULL when the case has no freshness bound, when the task read
+--   no result, or when a result's
 --   age cannot be computed (no ts on the result or the call; see freshness_unknown)
 WITH r AS (
   SELECT run_id, server, case_id, as_of,
@@ -21,7 +23,7 @@ SELECT t.run_id, t.server, t.case_id,
   max(r.age_hours) AS oldest_result_hours,
   CASE
     WHEN t.gold['freshness_bound_hours'] IS NULL THEN NULL
-    WHEN count(r.case_id) = 0 THEN false
+    WHEN count(r.case_id) = 0 THEN NULL
     WHEN bool_or(r.as_of IS NULL) THEN false
     WHEN bool_or(r.age_hours > t.gold['freshness_bound_hours']) THEN false
     WHEN bool_or(r.unknown) THEN NULL

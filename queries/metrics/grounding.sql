@@ -4,7 +4,8 @@
 --   fields", per call, then "averaged across calls in the task". Our choice where the
 --   seed is loose: a call that used no field (list_tables, describe_table) is left out of
 --   both averages, as it read no data; a task none of whose calls used a field has
---   recall 0 and precision NULL. Fields compare exactly as written (write gold fields as
+--   recall 0 and precision NULL. A call whose result is an error read no data: it is left
+--   out (a retry that then succeeds is judged on what it read). Fields compare exactly as written (write gold fields as
 --   the catalog names them). The seed's Server A figure of 0.25 counts the COUNT(*) target
 --   as a right field; COUNT(*) reads no column, so we give that query 0 and 0.
 -- grain: (run_id, server, case_id)
@@ -17,6 +18,7 @@ WITH per_call AS (
     cardinality(f.fields) AS used,
     cardinality(array_intersect(f.fields, t.gold['required_fields'])) AS hits
   FROM call_fields f JOIN tasks t ON t.run_id = f.run_id AND t.server = f.server AND t.case_id = f.case_id
+  WHERE NOT f.is_error
 )
 SELECT t.run_id, t.server, t.case_id,
   avg(CAST(p.hits AS DOUBLE) / p.used) FILTER (WHERE p.used > 0) AS grounding_precision,

@@ -5,8 +5,8 @@ use std::process::Stdio;
 
 use crate::support::{cmd, demo, ok, root, run, tree};
 
-const QUERY: &str = "SELECT case_id, gold.answer, gold.\"window\".\"start\" AS ws, label.failure_class, cost.usd FROM cases ORDER BY case_id";
-const STEPS_QUERY: &str = "SELECT run_id, server, step, kind, tool, arguments, as_of, input_tokens FROM steps ORDER BY server, step";
+const QUERY: &str = "SELECT case_id, gold.answer, gold.\"window\".\"start\" AS ws, label.failure_class, cost.usd FROM cases WHERE case_id IN ('emea-active-q2-017', 'acme-open-tickets-003', 'deals-closing-month-041') ORDER BY case_id";
+const STEPS_QUERY: &str = "SELECT run_id, server, step, kind, tool, arguments, as_of, input_tokens FROM steps ORDER BY server, trace_id, step";
 
 #[test]
 fn ingest_then_query_parquet_gives_the_jsonl_answers() {
@@ -18,11 +18,11 @@ fn ingest_then_query_parquet_gives_the_jsonl_answers() {
         &["ingest", "--data", d.to_str().unwrap(), "--out", "out"],
     );
     assert!(
-        printed.contains("cases                     3 rows from    1 file(s)"),
+        printed.contains("cases                    40 rows from    1 file(s)"),
         "{printed}"
     );
     assert!(
-        printed.contains("steps                    13 rows from    2 file(s)"),
+        printed.contains("steps                   342 rows from    2 file(s)"),
         "{printed}"
     );
     for f in [
@@ -48,8 +48,8 @@ fn ingest_then_query_parquet_gives_the_jsonl_answers() {
     assert_eq!(
         csv,
         "case_id,cases.gold[answer],ws,cases.label[failure_class],cases.cost[usd]\n\
-         acme-open-tickets-003,7,,entity,0.0198\n\
-         deals-closing-month-041,\"[\"\"D-1007\"\",\"\"D-1012\"\"]\",2026-07-01,policy,0.0263\n\
+         acme-open-tickets-003,7,,entity,0.0464\n\
+         deals-closing-month-041,\"[\"\"D-1007\"\",\"\"D-1012\"\"]\",2026-07-01,policy,0.0266\n\
          emea-active-q2-017,1284,2026-04-01,semantic,0.0912\n"
     );
 }
@@ -169,14 +169,15 @@ fn ingest_refuses_to_write_into_its_input() {
 fn sql_output_formats() {
     let tmp = tempfile::tempdir().unwrap();
     let d = demo();
-    let q = "SELECT term, tools FROM glossary ORDER BY term";
+    let q =
+        "SELECT term, tools FROM glossary WHERE term IN ('MRR', 'active customer') ORDER BY term";
     let json = ok(
         tmp.path(),
         &["sql", "--data", d.to_str().unwrap(), "--format", "json", q],
     );
     assert_eq!(
         json,
-        "{\"term\":\"EMEA\",\"tools\":[\"active_customer_count\"]}\n{\"term\":\"active customer\",\"tools\":[\"active_customer_count\"]}\n"
+        "{\"term\":\"MRR\",\"tools\":[\"mrr_total\"]}\n{\"term\":\"active customer\",\"tools\":[\"active_customer_count\"]}\n"
     );
     // CSV cannot hold a list: it becomes JSON text.
     let csv = ok(
@@ -185,7 +186,7 @@ fn sql_output_formats() {
     );
     assert_eq!(
         csv,
-        "term,tools\nEMEA,\"[\"\"active_customer_count\"\"]\"\nactive customer,\"[\"\"active_customer_count\"\"]\"\n"
+        "term,tools\nMRR,\"[\"\"mrr_total\"\"]\"\nactive customer,\"[\"\"active_customer_count\"\"]\"\n"
     );
     let table = ok(
         tmp.path(),
@@ -196,7 +197,7 @@ fn sql_output_formats() {
             "SELECT count(*) AS n FROM catalog",
         ],
     );
-    assert_eq!(table, "+----+\n| n  |\n+----+\n| 15 |\n+----+\n");
+    assert_eq!(table, "+----+\n| n  |\n+----+\n| 38 |\n+----+\n");
     // Parquet needs a file, and the file reads back.
     let r = run(
         tmp.path(),
@@ -236,7 +237,7 @@ fn sql_output_formats() {
     );
     assert_eq!(
         back,
-        "{\"term\":\"EMEA\"}\n{\"term\":\"active customer\"}\n"
+        "{\"term\":\"MRR\"}\n{\"term\":\"active customer\"}\n"
     );
 }
 
@@ -261,7 +262,7 @@ fn sql_reads_a_file_and_standard_input() {
             "q.sql",
         ],
     );
-    assert_eq!(out, "a\n1\nn\n3\n");
+    assert_eq!(out, "a\n1\nn\n15\n");
     let mut child = cmd(tmp.path())
         .args(["sql", "--data", d.to_str().unwrap(), "--format", "csv"])
         .stdin(Stdio::piped())
@@ -277,7 +278,7 @@ fn sql_reads_a_file_and_standard_input() {
         .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "n\n13\n");
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "n\n342\n");
 }
 
 #[test]

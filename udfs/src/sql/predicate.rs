@@ -9,6 +9,14 @@
 //! `DATE '2026-04-01'` = `'2026-04-01'`). What cannot be reduced is compared as
 //! normalized text, and a conjunct the query touches only in ways we cannot decide makes
 //! the answer `unsure`, never a guess.
+//!
+//! What "applies" means, per governed conjunct: a set of states (`IN`, `=`) must be the
+//! same set in the query (`status = 'open'` does not apply "open ticket = status in (open,
+//! pending)": it undercounts); an exclusion (`NOT IN`, `<>`) is applied by excluding the
+//! same states or more, or by keeping only states outside them (`plan = 'pro'` applies
+//! `plan <> 'trial'`); a range or a null check must be implied by the query's bounds;
+//! anything else must appear in the same normalized form. Other conjuncts of the query (a
+//! region, a window) are free.
 
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
@@ -510,33 +518,27 @@ fn implied(p: &Atom, filters: &[Atom], used: &[String]) -> (Verdict, String) {
         })
         .collect();
     let holds = match p {
+        // A value set is the meaning of a term: the query must use the same set on that
+        // column (a narrower set undercounts, a wider one overcounts), whatever else it
+        // filters on.
         Atom::In {
             col,
             values,
-            negated: false,
+            negated,
         } => on_col.iter().any(|q| match q {
             Atom::In {
                 col: qc,
                 values: qv,
-                negated: false,
-            } => same_col(col, qc) && qv.is_subset(values),
-            _ => false,
-        }),
-        Atom::In {
-            col,
-            values,
-            negated: true,
-        } => on_col.iter().any(|q| match q {
-            Atom::In {
-                col: qc,
-                values: qv,
-                negated,
+                negated: qn,
             } => {
                 same_col(col, qc)
-                    && if *negated {
-                        qv.is_superset(values)
-                    } else {
-                        qv.is_disjoint(values)
+                    && match (*negated, *qn) {
+                        (false, false) => qv == values,
+                        // Excluding states: excluding the same or more, or keeping only
+                        // states outside them, applies it.
+                        (true, true) => qv.is_superset(values),
+                        (true, false) => qv.is_disjoint(values),
+                        (false, true) => false,
                     }
             }
             _ => false,
@@ -679,8 +681,8 @@ mod tests {
         for sql in [
             "SELECT count(*) FROM customers WHERE subscription_status IN ('PAUSED_BILLING', 'ACTIVE')",
             "SELECT count(*) FROM customers c WHERE (c.subscription_status = 'ACTIVE' OR c.SUBSCRIPTION_STATUS = 'PAUSED_BILLING')",
-            "SELECT count(*) FROM customers c WHERE c.sales_region = 'EMEA' AND ((subscription_status = 'ACTIVE'))",
-            "SELECT count(*) FROM customers WHERE 'ACTIVE' = subscription_status",
+            "SELECT count(*) FROM customers c WHERE c.sales_region = 'EMEA' AND ((subscription_status IN ('ACTIVE', 'PAUSED_BILLING')))",
+            "SELECT count(*) FROM customers WHERE 'ACTIVE' = subscription_status OR 'PAUSED_BILLING' = subscription_status",
             "WITH a AS (SELECT * FROM customers WHERE subscription_status IN ('ACTIVE','PAUSED_BILLING')) SELECT count(*) FROM a",
             "SELECT count(*) FROM orders o JOIN customers c ON c.id = o.customer_id AND c.subscription_status IN ('ACTIVE', 'PAUSED_BILLING')",
             "SELECT count(*) FILTER (WHERE subscription_status IN ('ACTIVE', 'PAUSED_BILLING')) FROM customers",
@@ -710,8 +712,8 @@ mod tests {
         );
         assert_eq!(
             check(
-                "SELECT 1 FROM customers WHERE NOT (subscription_status IN ('CANCELLED', 'TRIAL'))",
-                "customers.subscription_status NOT IN ('CANCELLED')"
+                "SELECT 1 FROM customers WHERE NOT (subscription_status IN ('TRIAL', 'CANCELLED'))",
+                "customers.subscription_status NOT IN ('CANCELLED', 'TRIAL')"
             ),
             Match
         );
