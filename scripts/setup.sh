@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs what the tests need beyond cargo, into ~/.cache/groundcheck (reused across runs):
-#   - s3s-fs, a real S3-protocol server over a folder, for the s3:// tests.
+# Installs what the tests need beyond cargo (reused across runs):
+#   - s3s-fs, a real S3-protocol server over a folder, for the s3:// tests
+#     (into ~/.cache/groundcheck/tools);
+#   - pyarrow and duckdb from PyPI, for the notebook test.
 # Safe to run again: each step is skipped when its result is already there.
 set -euo pipefail
 
@@ -13,3 +15,10 @@ if [ ! -x "$tools/bin/s3s-fs" ]; then
   cargo install --locked --quiet s3s-fs@0.14.1 --features binary --root "$tools"
 fi
 echo "setup: s3s-fs at $tools/bin/s3s-fs"
+
+# pyarrow and DuckDB, for the test that reads our Parquet outputs as a notebook would.
+if ! python3 -c "import pyarrow, duckdb" 2>/dev/null; then
+  echo "setup: installing pyarrow and duckdb (pip)"
+  python3 -m pip install --quiet --disable-pip-version-check pyarrow duckdb
+fi
+echo "setup: $(python3 -c 'import pyarrow, duckdb; print("pyarrow", pyarrow.__version__, "duckdb", duckdb.__version__)')"

@@ -43,13 +43,43 @@ pub async fn labels_table(ctx: &SessionContext) -> Result<(SchemaRef, Vec<Record
 /// are cast, so every batch matches the declared schema (Parquet writers insist).
 pub async fn collect(ctx: &SessionContext, sql: &str) -> Result<(SchemaRef, Vec<RecordBatch>)> {
     let df = ctx.sql(sql).await?;
-    let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
+    let declared = df.schema().as_arrow();
+    // Outputs carry plain string types, whatever view types the plan used inside, so that
+    // every reader of our Parquet sees the same, documented schema.
+    let schema: SchemaRef = Arc::new(arrow::datatypes::Schema::new(
+        declared
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone().with_data_type(plain(f.data_type())))
+            .collect::<Vec<_>>(),
+    ));
     let batches = df.collect().await?;
     let batches = batches
         .into_iter()
         .map(|b| conform(&schema, b))
         .collect::<Result<Vec<_>>>()?;
     Ok((schema, batches))
+}
+
+/// The type with view types replaced by their plain forms, nested ones too.
+fn plain(t: &DataType) -> DataType {
+    match t {
+        DataType::Utf8View => DataType::Utf8,
+        DataType::BinaryView => DataType::Binary,
+        DataType::List(f) => DataType::List(Arc::new(
+            f.as_ref().clone().with_data_type(plain(f.data_type())),
+        )),
+        DataType::LargeList(f) => DataType::LargeList(Arc::new(
+            f.as_ref().clone().with_data_type(plain(f.data_type())),
+        )),
+        DataType::Struct(fields) => DataType::Struct(
+            fields
+                .iter()
+                .map(|f| f.as_ref().clone().with_data_type(plain(f.data_type())))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 fn conform(schema: &SchemaRef, batch: RecordBatch) -> Result<RecordBatch> {

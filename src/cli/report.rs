@@ -34,7 +34,8 @@ pub struct Args {
 enum Diff {
     /// Compare two runs: every metric's delta, and the cases that flipped (correct to
     /// wrong, grounded to ungrounded, a new failure class). Each side is a server, a
-    /// run_id, SERVER@RUN_ID, or a folder holding a labels.parquet (an earlier --out).
+    /// run_id or SERVER@RUN_ID in --data's labels, or a folder holding a labels.parquet
+    /// (an earlier --out), optionally narrowed as DIR::SERVER@RUN_ID.
     /// Exit code 1 with --fail-on-regression when B regressed on any case.
     Diff(DiffArgs),
 }
@@ -77,63 +78,87 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The labels one side of a diff names.
+/// The labels one side of a diff names: `SELECTOR` over --data's labels, or `DIR` /
+/// `DIR::SELECTOR` over a saved labels.parquet. A selector is a server, a run_id or
+/// SERVER@RUN_ID; a side must come to one server and run.
 async fn side(
     spec: &str,
     all: &Option<(SchemaRef, Vec<RecordBatch>)>,
 ) -> anyhow::Result<(SchemaRef, Vec<RecordBatch>)> {
-    let folder = Path::new(spec).join("labels.parquet");
-    if folder.is_file() {
-        let ctx = groundcheck::session::new_context()?;
-        ctx.register_parquet(
-            "labels",
-            folder.to_string_lossy().as_ref(),
-            Default::default(),
-        )
-        .await?;
-        return Ok(scoring::labels_table(&ctx).await?);
-    }
-    let Some((schema, batches)) = all else {
-        bail!("{spec}: not a folder with labels.parquet");
+    let (dir, selector) = match spec.split_once("::") {
+        Some((d, s)) => (Some(d), Some(s)),
+        None if saved(spec) => (Some(spec), None),
+        None => (None, Some(spec)),
     };
-    let ctx = groundcheck::session::new_context()?;
-    ctx.register_table(
-        "labels",
-        Arc::new(datafusion::datasource::MemTable::try_new(
-            schema.clone(),
-            vec![batches.clone()],
-        )?),
-    )?;
-    let quote = |s: &str| s.replace('\'', "''");
-    let filter = match spec.split_once('@') {
-        Some((server, run)) => {
-            format!("server = '{}' AND run_id = '{}'", quote(server), quote(run))
+    let (schema, batches) = match dir {
+        Some(d) => {
+            let file = Path::new(d).join("labels.parquet");
+            if !file.is_file() {
+                bail!("{d}: no labels.parquet there");
+            }
+            let ctx = groundcheck::session::new_context()?;
+            ctx.register_parquet(
+                "labels",
+                file.to_string_lossy().as_ref(),
+                Default::default(),
+            )
+            .await?;
+            scoring::labels_table(&ctx).await?
         }
-        None => format!("(server = '{0}' OR run_id = '{0}')", quote(spec)),
+        None => match all {
+            Some(a) => a.clone(),
+            None => bail!("{spec}: not a folder with labels.parquet"),
+        },
     };
-    let (schema, picked) = scoring::collect(
-        &ctx,
-        &format!(
-            "SELECT * FROM labels WHERE {filter} {}",
-            scoring::LABELS_ORDER
-        ),
-    )
-    .await?;
-    if scoring::row_count(&picked) == 0 {
-        let servers = scoring::distinct_strings(batches, "server");
-        let runs = scoring::distinct_strings(batches, "run_id");
+    let picked = match selector {
+        None => (schema, batches.clone()),
+        Some(sel) => {
+            let ctx = groundcheck::session::new_context()?;
+            ctx.register_table(
+                "labels",
+                Arc::new(datafusion::datasource::MemTable::try_new(
+                    schema,
+                    vec![batches.clone()],
+                )?),
+            )?;
+            let quote = |s: &str| s.replace('\'', "''");
+            let filter = match sel.split_once('@') {
+                Some((server, run)) => {
+                    format!("server = '{}' AND run_id = '{}'", quote(server), quote(run))
+                }
+                None => format!("(server = '{0}' OR run_id = '{0}')", quote(sel)),
+            };
+            scoring::collect(
+                &ctx,
+                &format!(
+                    "SELECT * FROM labels WHERE {filter} {}",
+                    scoring::LABELS_ORDER
+                ),
+            )
+            .await?
+        }
+    };
+    let servers = scoring::distinct_strings(&picked.1, "server");
+    let runs = scoring::distinct_strings(&picked.1, "run_id");
+    if servers.is_empty() {
         bail!(
             "{spec}: no such server or run (servers: {}; runs: {})",
-            servers.join(", "),
-            runs.join(", ")
+            scoring::distinct_strings(&batches, "server").join(", "),
+            scoring::distinct_strings(&batches, "run_id").join(", ")
         );
     }
-    let groups = scoring::distinct_strings(&picked, "server").len()
-        * scoring::distinct_strings(&picked, "run_id").len();
-    if groups > 1 {
-        bail!("{spec} names more than one server and run; use SERVER@RUN_ID");
+    if servers.len() * runs.len() > 1 {
+        bail!(
+            "{spec} holds {} servers and {} runs; name one, as SERVER@RUN_ID (or DIR::SERVER@RUN_ID)",
+            servers.len(),
+            runs.len()
+        );
     }
-    Ok((schema, picked))
+    Ok(picked)
+}
+
+fn saved(spec: &str) -> bool {
+    Path::new(spec).join("labels.parquet").is_file()
 }
 
 async fn diff(args: &Args, d: &DiffArgs) -> anyhow::Result<ExitCode> {

@@ -235,10 +235,7 @@ fn sql_output_formats() {
             "CREATE EXTERNAL TABLE g STORED AS PARQUET LOCATION 'g.parquet'; SELECT term FROM g ORDER BY term",
         ],
     );
-    assert_eq!(
-        back,
-        "{\"term\":\"MRR\"}\n{\"term\":\"active customer\"}\n"
-    );
+    assert_eq!(back, "{\"term\":\"MRR\"}\n{\"term\":\"active customer\"}\n");
 }
 
 #[test]

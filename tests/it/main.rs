@@ -4,4 +4,5 @@
 mod bad_input;
 mod cli;
 mod s3;
+mod scoring;
 mod support;

@@ -1,0 +1,266 @@
+//! `label` and `report` on the demo project: golden files compared exactly, repeatable
+//! bytes, `report diff`, and the Parquet outputs read as a notebook would (pyarrow, DuckDB).
+//!
+//! Regenerate the golden files after an intended change with
+//! `UPDATE_GOLDEN=1 cargo test --test it scoring`, then review the diff.
+
+use std::process::Command;
+
+use crate::support::{demo, ok, root, run, tree};
+
+fn golden(name: &str, got: &str) {
+    let path = root().join("tests/golden/demo").join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        want == got,
+        "{name} differs from tests/golden/demo/{name}; if intended, UPDATE_GOLDEN=1 and review.\n--- got ---\n{got}"
+    );
+}
+
+#[test]
+fn demo_report_matches_the_golden_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = demo();
+    let printed = ok(
+        tmp.path(),
+        &["report", "--data", d.to_str().unwrap(), "--out", "out"],
+    );
+    golden("report.txt", &printed);
+    let out = tmp.path().join("out");
+    golden(
+        "report.json",
+        &std::fs::read_to_string(out.join("report.json")).unwrap(),
+    );
+    golden(
+        "labels.jsonl",
+        &std::fs::read_to_string(out.join("labels.jsonl")).unwrap(),
+    );
+    // report.json has exactly the seed's fields, in its order.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let fields: Vec<&String> = report[0].as_object().unwrap().keys().collect();
+    assert_eq!(fields.len(), groundcheck::scoring::REPORT_FIELDS.len());
+}
+
+#[test]
+fn label_and_report_are_byte_for_byte_repeatable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = demo();
+    for out in ["a", "b"] {
+        ok(
+            tmp.path(),
+            &["report", "--data", d.to_str().unwrap(), "--out", out],
+        );
+    }
+    ok(
+        tmp.path(),
+        &["label", "--data", d.to_str().unwrap(), "--out", "c"],
+    );
+    let (a, b) = (tree(&tmp.path().join("a")), tree(&tmp.path().join("b")));
+    assert!(a == b, "two report runs wrote different bytes");
+    let c = tree(&tmp.path().join("c"));
+    let labels = |t: &[(String, Vec<u8>)]| {
+        t.iter()
+            .find(|(p, _)| p == "labels.parquet")
+            .unwrap()
+            .1
+            .clone()
+    };
+    assert_eq!(
+        labels(&a),
+        labels(&c),
+        "label and report wrote different labels.parquet"
+    );
+}
+
+#[test]
+fn report_diff_shows_deltas_and_flips() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = demo();
+    let data = d.to_str().unwrap();
+    let out = ok(
+        tmp.path(),
+        &[
+            "report",
+            "--data",
+            data,
+            "diff",
+            "generic-warehouse",
+            "task-specific",
+        ],
+    );
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("correct_and_grounded"))
+        .unwrap();
+    assert_eq!(
+        line.split_whitespace().collect::<Vec<_>>(),
+        ["correct_and_grounded", "25", "36", "+11"]
+    );
+    assert!(
+        out.contains("  emea-active-q2-017: ungrounded -> grounded"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  acme-open-tickets-003: correct -> wrong"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  acme-open-tickets-003: new failure class entity (was -)"),
+        "{out}"
+    );
+    // The other way round regresses, and --fail-on-regression makes that exit 1.
+    let r = run(
+        tmp.path(),
+        &[
+            "report",
+            "--data",
+            data,
+            "diff",
+            "task-specific",
+            "generic-warehouse",
+            "--fail-on-regression",
+        ],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("  emea-active-q2-017: grounded -> ungrounded")
+    );
+    // Two saved runs: the same labels, nothing flips.
+    ok(tmp.path(), &["label", "--data", data, "--out", "before"]);
+    ok(tmp.path(), &["label", "--data", data, "--out", "after"]);
+    let r = run(
+        tmp.path(),
+        &["report", "diff", "before", "after", "--fail-on-regression"],
+    );
+    assert_eq!(
+        r.code, 2,
+        "before/after each hold two servers: {}",
+        r.stdout
+    );
+    assert!(
+        r.stderr
+            .contains("before holds 2 servers and 1 runs; name one"),
+        "{}",
+        r.stderr
+    );
+    let same = ok(
+        tmp.path(),
+        &[
+            "report",
+            "diff",
+            "before::task-specific",
+            "after::task-specific@demo-2026-07-02",
+            "--fail-on-regression",
+        ],
+    );
+    assert!(same.contains("no case flipped"), "{same}");
+    let same = ok(
+        tmp.path(),
+        &[
+            "report",
+            "--data",
+            data,
+            "diff",
+            "generic-warehouse@demo-2026-07-02",
+            "generic-warehouse",
+        ],
+    );
+    assert!(same.contains("no case flipped"), "{same}");
+    let r = run(
+        tmp.path(),
+        &["report", "--data", data, "diff", "nope", "task-specific"],
+    );
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("nope: no such server or run (servers: generic-warehouse, task-specific; runs: demo-2026-07-02)"), "{}", r.stderr);
+}
+
+fn python_has(modules: &str) -> bool {
+    Command::new("python3")
+        .args(["-c", &format!("import {modules}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn a_notebook_reads_labels_and_report_parquet() {
+    if !python_has("pyarrow, duckdb") {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "pyarrow/duckdb missing; scripts/setup.sh installs them"
+        );
+        eprintln!(
+            "\n*** SKIPPING NOTEBOOK TEST: pyarrow or duckdb not installed; run scripts/setup.sh ***\n"
+        );
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    ok(
+        tmp.path(),
+        &["report", "--data", demo().to_str().unwrap(), "--out", "out"],
+    );
+    let script = r#"
+import pyarrow.parquet as pq, duckdb, json
+labels = pq.read_table("out/labels.parquet")
+assert labels.num_rows == 80, labels.num_rows
+assert {"run_id", "server", "case_id", "correct", "grounded", "failure_class", "needs_human_review"} <= set(labels.column_names)
+report = pq.read_table("out/report.parquet").to_pylist()
+print(json.dumps([[r["server"], r["correct_and_grounded"], r["failures_by_class"]["semantic"]] for r in report]))
+rows = duckdb.sql("SELECT server, count(*) FILTER (WHERE correct AND grounded) FROM 'out/labels.parquet' GROUP BY server ORDER BY server").fetchall()
+print(json.dumps(rows))
+"#;
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "[[\"generic-warehouse\", 25, 6], [\"task-specific\", 36, 0]]\n[[\"generic-warehouse\", 25], [\"task-specific\", 36]]\n"
+    );
+}
+
+#[test]
+fn every_output_column_is_documented() {
+    let doc = std::fs::read_to_string(root().join("docs/outputs.md")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    ok(
+        tmp.path(),
+        &["report", "--data", demo().to_str().unwrap(), "--out", "out"],
+    );
+    for (file, table) in [("labels.parquet", "labels"), ("report.parquet", "report")] {
+        let path = tmp.path().join("out").join(file);
+        let sql = format!(
+            "CREATE EXTERNAL TABLE o STORED AS PARQUET LOCATION '{}'; SELECT column_name FROM information_schema.columns WHERE table_name = 'o'",
+            path.display()
+        );
+        let cols = ok(
+            tmp.path(),
+            &[
+                "sql",
+                "--data",
+                demo().to_str().unwrap(),
+                "--format",
+                "csv",
+                &sql,
+            ],
+        );
+        for c in cols.lines().skip(1) {
+            assert!(
+                doc.contains(&format!("| `{c}` |")),
+                "{table}.{c} is not in docs/outputs.md"
+            );
+        }
+    }
+}
