@@ -16,7 +16,7 @@
 --   entity: an argument whose value matches another identifier scheme than the one the
 --   parameter takes (id-scheme).
 -- grain: one row per (run_id, server, case_id, class, rule, evidence)
--- inputs: task_grounding, task_definition_match, task_freshness, call_policy, call_fields, calls, steps, tasks, glossary, id_schemes, catalog_entries
+-- inputs: task_grounding, task_definition_match, task_freshness, call_policy, call_fields, call_time_filters, calls, steps, tasks, glossary, id_schemes, catalog_entries
 -- nulls: call_id is NULL for task-level symptoms
 SELECT run_id, server, case_id, NULL AS call_id, 'semantic' AS class, 'forbidden-field' AS rule,
   'used ' || array_to_string(forbidden_used, ', ') AS evidence
@@ -56,13 +56,8 @@ UNION ALL
 SELECT w.run_id, w.server, w.case_id, w.call_id, 'temporal', 'time-column',
   'filters time on ' || array_to_string(w.fields, ', ') || ', the metric of ' || w.term || ' is defined on ' || w.time_column
 FROM (
-  SELECT f.run_id, f.server, f.case_id, f.call_id, g.term, g.time_column,
-    array_sort(array_agg(lower(tf['field']))) AS fields
-  FROM (
-    SELECT run_id, server, case_id, call_id,
-      unnest(sql_time_filters(sql, coalesce(dialect, 'generic'), (SELECT entries FROM catalog_entries))) AS tf
-    FROM call_fields WHERE sql IS NOT NULL AND NOT is_error
-  ) AS f
+  SELECT f.run_id, f.server, f.case_id, f.call_id, g.term, g.time_column, array_sort(array_agg(f.field)) AS fields
+  FROM call_time_filters f
   JOIN tasks t ON t.run_id = f.run_id AND t.server = f.server AND t.case_id = f.case_id
   JOIN glossary g ON strpos(lower(t.question), lower(g.term)) > 0 AND g.time_column IS NOT NULL
   GROUP BY f.run_id, f.server, f.case_id, f.call_id, g.term, g.time_column
@@ -78,12 +73,8 @@ FROM (
     CAST(t.gold['window']['end'] AS VARCHAR) AS gold_end,
     CAST(CAST(t.gold['window']['end'] AS DATE) + INTERVAL '1 day' AS VARCHAR) AS gold_after,
     t.gold['window']['calendar'] AS calendar,
-    array_sort(array_distinct(flatten(array_agg(make_array(substr(f.tf['lower'], 1, 10), substr(f.tf['upper'], 1, 10)))))) AS bounds
-  FROM (
-    SELECT run_id, server, case_id, call_id,
-      unnest(sql_time_filters(sql, coalesce(dialect, 'generic'), (SELECT entries FROM catalog_entries))) AS tf
-    FROM call_fields WHERE sql IS NOT NULL AND NOT is_error
-  ) AS f
+    array_sort(array_distinct(flatten(array_agg(make_array(substr(f.lower, 1, 10), substr(f.upper, 1, 10)))))) AS bounds
+  FROM call_time_filters f
   JOIN tasks t ON t.run_id = f.run_id AND t.server = f.server AND t.case_id = f.case_id
   WHERE t.gold['window'] IS NOT NULL
   GROUP BY f.run_id, f.server, f.case_id, f.call_id, t.gold

@@ -19,6 +19,7 @@ macro_rules! query_files {
 /// Every query file, by path under `queries/`.
 pub const FILES: &[(&str, &str)] = query_files![
     "call_fields.sql",
+    "call_time_filters.sql",
     "calls.sql",
     "catalog_entries.sql",
     "demo_overview.sql",
