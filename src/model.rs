@@ -551,6 +551,20 @@ pub static FISCAL_CALENDAR: LazyLock<TableSpec> = LazyLock::new(|| {
     )
 });
 
+pub static HEDGING_PHRASES: LazyLock<TableSpec> = LazyLock::new(|| {
+    TableSpec::new(
+        "hedging_phrases",
+        "context/hedging_phrases",
+        "Phrases that mark a reasoning step as a guess (seed 000: \"sounds like\", \"probably\", \"I will assume\"). When the project has none, those three (and \"I'll assume\") are used.",
+        vec![col(
+            "phrase",
+            Ty::Str,
+            REQ,
+            "A phrase, matched without case anywhere in a reasoning step.",
+        )],
+    )
+});
+
 pub static TOOL_CONTEXT: LazyLock<TableSpec> = LazyLock::new(|| {
     TableSpec::new(
         "tool_context",
@@ -630,7 +644,7 @@ pub static TOOL_SNAPSHOTS: LazyLock<TableSpec> = LazyLock::new(|| {
 });
 
 /// Every input table, in the order they are registered and documented.
-pub fn all_tables() -> [&'static TableSpec; 10] {
+pub fn all_tables() -> [&'static TableSpec; 11] {
     [
         &CASES,
         &STEPS,
@@ -640,6 +654,7 @@ pub fn all_tables() -> [&'static TableSpec; 10] {
         &PRICING,
         &ID_SCHEMES,
         &FISCAL_CALENDAR,
+        &HEDGING_PHRASES,
         &TOOL_CONTEXT,
         &TOOL_SNAPSHOTS,
     ]

@@ -305,6 +305,34 @@ pub fn agreement(batches: &[RecordBatch]) -> Result<String> {
         "agreement with hand labels: {agree} of {} hand-labeled tasks agree\n",
         labeled.len()
     );
+    let class = |r: &serde_json::Map<String, Value>, k: &str| {
+        r.get(k).and_then(Value::as_str).map(str::to_string)
+    };
+    let mut lines = vec![vec![
+        "class".to_string(),
+        "hand".into(),
+        "auto".into(),
+        "both".into(),
+    ]];
+    for c in CLASSES {
+        let is = |r: &&&serde_json::Map<String, Value>, k: &str| class(r, k).as_deref() == Some(*c);
+        let hand = labeled
+            .iter()
+            .filter(|r| is(r, "human_failure_class"))
+            .count();
+        let auto = labeled.iter().filter(|r| is(r, "failure_class")).count();
+        let both = labeled
+            .iter()
+            .filter(|r| is(r, "human_failure_class") && is(r, "failure_class"))
+            .count();
+        lines.push(vec![
+            format!("  {c}"),
+            hand.to_string(),
+            auto.to_string(),
+            both.to_string(),
+        ]);
+    }
+    out.push_str(&align(&lines));
     for r in labeled
         .iter()
         .filter(|r| r.get("agrees_with_human") != Some(&Value::Bool(true)))

@@ -9,6 +9,7 @@ pub mod answer_correct;
 pub mod common;
 pub mod policy_violations;
 pub mod predicate_match;
+pub mod result_is_empty;
 pub mod sql;
 pub mod sql_fields;
 pub mod sql_grain_issues;
@@ -27,6 +28,7 @@ pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
         ScalarUDF::new_from_impl(policy_violations::PolicyViolations::default()),
         ScalarUDF::new_from_impl(predicate_match::PredicateMatch::verdict()),
         ScalarUDF::new_from_impl(predicate_match::PredicateMatch::reason()),
+        ScalarUDF::new_from_impl(result_is_empty::ResultIsEmpty::default()),
         ScalarUDF::new_from_impl(sql_fields::SqlFields::default()),
         ScalarUDF::new_from_impl(sql_grain_issues::SqlGrainIssues::default()),
         ScalarUDF::new_from_impl(sql_time_filters::SqlTimeFilters::default()),

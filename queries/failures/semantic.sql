@@ -1,0 +1,30 @@
+-- label: failures_semantic
+-- definition: seed 000, semantic class ("the right entity but the wrong meaning").
+--   Trace symptoms: a forbidden field used (forbidden-field); "a WHERE clause that uses a
+--   column whose name resembles the business term instead of the governed definition"
+--   (definition-mismatch: a term not resolved to its governed predicate); "a reasoning
+--   step that contains 'sounds like', 'probably', or 'I will assume'" (hedging; the
+--   phrases come from hedging_phrases, those by default)
+-- grain: one row per symptom: (run_id, server, case_id, call_id, class, rule, evidence)
+-- inputs: task_grounding, task_definition_match, steps, hedging_phrases
+-- nulls: call_id is NULL for a task-level symptom
+SELECT * FROM (
+SELECT run_id, server, case_id, NULL AS call_id, 'semantic' AS class, 'forbidden-field' AS rule,
+  'used ' || array_to_string(forbidden_used, ', ') AS evidence
+FROM task_grounding WHERE cardinality(forbidden_used) > 0
+UNION ALL
+SELECT run_id, server, case_id, NULL, 'semantic', 'definition-mismatch',
+  'not resolved to the governed predicate: ' || array_to_string(definition_mismatched, ', ')
+FROM task_definition_match WHERE definition_match = false
+UNION ALL
+SELECT DISTINCT s.run_id, s.server, s.case_id, NULL, 'semantic', 'hedging',
+  'step ' || CAST(s.step AS VARCHAR) || ': ' || s.text
+FROM steps s
+JOIN (
+  SELECT lower(phrase) AS phrase FROM hedging_phrases
+  UNION ALL
+  SELECT phrase FROM (VALUES ('sounds like'), ('probably'), ('i will assume'), ('i''ll assume')) AS d(phrase)
+  WHERE NOT EXISTS (SELECT 1 FROM hedging_phrases)
+) AS h ON strpos(lower(s.text), h.phrase) > 0
+WHERE s.kind = 'reasoning' AND s.case_id IS NOT NULL
+) AS f(run_id, server, case_id, call_id, class, rule, evidence)
