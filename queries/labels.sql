@@ -11,12 +11,19 @@
 --   symptom was found; failure_classes: every class found;
 --   needs_human_review: whatever the scorer could not decide, with the reasons.
 --   human_* columns repeat the hand label from cases, and agrees_with_human compares.
+--   A reviewer's decision (reviews) wins over the automatic correct, grounded and
+--   failure_class; auto_* keep the automatic values, reviewed_by says who decided, and a
+--   reviewed task no longer needs review.
 -- grain: (run_id, server, case_id)
--- inputs: tasks, task_grounding, task_definition_match, task_freshness, call_policy, task_cost, failure_evidence
+-- inputs: tasks, task_grounding, task_definition_match, task_freshness, call_policy, task_cost, failure_evidence, reviews
 -- nulls: correct is NULL when the answer cannot be read (or there is none); grounded is
 --   NULL when the grounding cannot be decided; human_* are NULL for unlabeled cases;
 --   agrees_with_human is NULL when either side is NULL
-WITH pol AS (
+WITH decided AS (
+  SELECT r.*, row_number() OVER (PARTITION BY run_id, server, case_id ORDER BY decided_at DESC NULLS LAST) AS n
+  FROM reviews r
+),
+pol AS (
   SELECT run_id, server, case_id,
     count(*) AS calls,
     count(*) FILTER (WHERE violated) AS policy_violations,
@@ -95,10 +102,23 @@ SELECT run_id, server, case_id, user_role, as_user,
        ELSE human_correct = correct AND human_grounded = grounded
             AND human_class = coalesce(failure_class, '-') END AS agrees_with_human
 FROM judged
+),
+reviewed AS (
+  SELECT f.*, d.reviewer AS reviewed_by,
+    coalesce(d.correct, f.correct) AS final_correct,
+    coalesce(d.grounded, f.grounded) AS final_grounded,
+    CASE WHEN d.failure_class = 'none' THEN NULL ELSE coalesce(d.failure_class, f.failure_class) END AS final_class
+  FROM final f
+  LEFT JOIN decided d ON d.run_id = f.run_id AND d.server = f.server AND d.case_id = f.case_id AND d.n = 1
 )
-SELECT run_id, server, case_id, user_role, as_user, correct, grounded, failure_class,
-  cardinality(review_reasons) > 0 AS needs_human_review, review_reasons,
+SELECT run_id, server, case_id, user_role, as_user,
+  final_correct AS correct, final_grounded AS grounded, final_class AS failure_class,
+  cardinality(review_reasons) > 0 AND reviewed_by IS NULL AS needs_human_review, review_reasons,
   failure_classes, failure_evidence, grounding_precision, grounding_recall, fields_used, forbidden_used,
   business_terms, definition_match, freshness_bound, freshness_pass, calls, policy_violations, clarification_turns,
-  cost_usd, answer, human_correct, human_grounded, human_failure_class, agrees_with_human
-FROM final
+  cost_usd, answer, human_correct, human_grounded, human_failure_class,
+  CASE WHEN human_correct IS NULL OR final_correct IS NULL OR final_grounded IS NULL THEN NULL
+       ELSE human_correct = final_correct AND human_grounded = final_grounded
+            AND coalesce(human_failure_class, '-') = coalesce(final_class, '-') END AS agrees_with_human,
+  correct AS auto_correct, grounded AS auto_grounded, failure_class AS auto_failure_class, reviewed_by
+FROM reviewed

@@ -551,6 +551,52 @@ pub static FISCAL_CALENDAR: LazyLock<TableSpec> = LazyLock::new(|| {
     )
 });
 
+pub static REVIEWS: LazyLock<TableSpec> = LazyLock::new(|| {
+    TableSpec::new(
+        "reviews",
+        "reviews",
+        "Human decisions on tasks the scorer was unsure of (`groundcheck review import` writes them). A decision wins over the automatic label; the latest decision of a task counts.",
+        vec![
+            col("run_id", Ty::Str, REQ, "The task's run."),
+            col("server", Ty::Str, REQ, "The task's server."),
+            col("case_id", Ty::Str, REQ, "The task's case."),
+            col(
+                "correct",
+                Ty::Bool,
+                OPT,
+                "Decision on correct; null keeps the automatic value.",
+            ),
+            col(
+                "grounded",
+                Ty::Bool,
+                OPT,
+                "Decision on grounded; null keeps the automatic value.",
+            ),
+            col(
+                "failure_class",
+                Ty::Enum(&[
+                    "entity",
+                    "semantic",
+                    "structural",
+                    "temporal",
+                    "policy",
+                    "none",
+                ]),
+                OPT,
+                "Decision on the failure class (`none`: no class); null keeps the automatic value.",
+            ),
+            col("reviewer", Ty::Str, REQ, "Who decided."),
+            col("note", Ty::Str, OPT, "Why."),
+            col(
+                "decided_at",
+                Ty::Timestamp,
+                OPT,
+                "When; the latest decision of a task counts.",
+            ),
+        ],
+    )
+});
+
 pub static HEDGING_PHRASES: LazyLock<TableSpec> = LazyLock::new(|| {
     TableSpec::new(
         "hedging_phrases",
@@ -644,7 +690,7 @@ pub static TOOL_SNAPSHOTS: LazyLock<TableSpec> = LazyLock::new(|| {
 });
 
 /// Every input table, in the order they are registered and documented.
-pub fn all_tables() -> [&'static TableSpec; 11] {
+pub fn all_tables() -> [&'static TableSpec; 12] {
     [
         &CASES,
         &STEPS,
@@ -657,6 +703,7 @@ pub fn all_tables() -> [&'static TableSpec; 11] {
         &HEDGING_PHRASES,
         &TOOL_CONTEXT,
         &TOOL_SNAPSHOTS,
+        &REVIEWS,
     ]
 }
 

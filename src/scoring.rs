@@ -305,6 +305,22 @@ pub fn agreement(batches: &[RecordBatch]) -> Result<String> {
         "agreement with hand labels: {agree} of {} hand-labeled tasks agree\n",
         labeled.len()
     );
+    let reviewed: Vec<_> = rows
+        .iter()
+        .filter(|r| r.contains_key("reviewed_by"))
+        .collect();
+    let changed = reviewed
+        .iter()
+        .filter(|r| {
+            r.get("correct") != r.get("auto_correct")
+                || r.get("grounded") != r.get("auto_grounded")
+                || r.get("failure_class") != r.get("auto_failure_class")
+        })
+        .count();
+    out.push_str(&format!(
+        "human review decisions: {} task(s), {changed} changed the automatic label\n",
+        reviewed.len()
+    ));
     let class = |r: &serde_json::Map<String, Value>, k: &str| {
         r.get(k).and_then(Value::as_str).map(str::to_string)
     };
@@ -379,4 +395,35 @@ pub fn distinct_strings(batches: &[RecordBatch], column: &str) -> Vec<String> {
     }
     out.sort();
     out
+}
+
+/// Shown before anything else: seed 000 calls any policy violation a release blocker.
+pub fn policy_banner(labels: &[RecordBatch]) -> Result<String> {
+    let rows = rows_as_json(labels)?;
+    let mut by_server: std::collections::BTreeMap<String, (i64, i64)> = Default::default();
+    for r in &rows {
+        let server = r
+            .get("server")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string();
+        let e = by_server.entry(server).or_default();
+        e.0 += r
+            .get("policy_violations")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        e.1 += r.get("calls").and_then(Value::as_i64).unwrap_or(0);
+    }
+    let mut out = String::new();
+    for (server, (violations, calls)) in by_server {
+        if violations > 0 {
+            out.push_str(&format!(
+                "POLICY VIOLATIONS on {server}: {violations} of {calls} calls returned rows or columns the user may not see (a release blocker)\n"
+            ));
+        }
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    Ok(out)
 }

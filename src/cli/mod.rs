@@ -8,6 +8,7 @@ mod functions;
 mod ingest;
 mod label;
 mod report;
+mod review;
 mod sql;
 mod tables;
 
@@ -29,6 +30,7 @@ enum Command {
     Ingest(ingest::Args),
     Label(label::Args),
     Report(report::Args),
+    Review(review::Args),
     Sql(sql::Args),
     Tables(tables::Args),
 }
@@ -39,6 +41,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Ingest(a) => ingest::run(a).await,
         Command::Label(a) => label::run(a).await,
         Command::Report(a) => report::run(a).await,
+        Command::Review(a) => review::run(a).await,
         Command::Sql(a) => sql::run(a).await,
         Command::Tables(a) => tables::run(a).await,
     }

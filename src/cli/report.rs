@@ -67,6 +67,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     groundcheck::output::write_atomic(&out.join("report.json"), json.as_bytes())
         .context("cannot write report.json")?;
     scoring::write_parquet(&out.join("report.parquet"), rschema, &report)?;
+    print!("{}", scoring::policy_banner(&labels)?);
     print!("{}", scoring::report_table(&report)?);
     println!();
     print!("{}", scoring::agreement(&labels)?);

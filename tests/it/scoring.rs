@@ -264,3 +264,96 @@ fn every_output_column_is_documented() {
         }
     }
 }
+
+#[test]
+fn review_export_and_import_close_the_loop() {
+    let tmp = tempfile::tempdir().unwrap();
+    crate::support::copy_dir(&demo(), &tmp.path().join("p"));
+    let out = ok(
+        tmp.path(),
+        &["review", "export", "--data", "p", "--out", "out"],
+    );
+    assert!(out.starts_with("11 task(s) need review"), "{out}");
+    let text = std::fs::read_to_string(tmp.path().join("out/review.jsonl")).unwrap();
+    let mut lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 11);
+    for l in &lines {
+        assert!(!l["review_reasons"].as_array().unwrap().is_empty());
+        assert!(
+            !l["trace"].as_array().unwrap().is_empty() || l["case_id"] == "big-orders-units-009"
+        );
+        assert!(l["decision"]["reviewer"].is_null());
+    }
+    // A reviewer decides two tasks: the refusal was a wrong answer with no failure class.
+    for l in lines.iter_mut() {
+        let (case, server) = (
+            l["case_id"].as_str().unwrap().to_string(),
+            l["server"].as_str().unwrap().to_string(),
+        );
+        if case == "amer-active-refusal-033" && server == "generic-warehouse" {
+            l["decision"] = serde_json::json!({"correct": false, "grounded": false, "failure_class": "none", "reviewer": "ana", "decided_at": "2026-07-03T09:00:00Z"});
+        }
+        if case == "pipeline-sam-028" && server == "task-specific" {
+            l["decision"] = serde_json::json!({"grounded": true, "reviewer": "ana", "decided_at": "2026-07-03T09:00:00Z"});
+        }
+    }
+    let filled: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(tmp.path().join("filled.jsonl"), filled).unwrap();
+    let out = ok(
+        tmp.path(),
+        &["review", "import", "filled.jsonl", "--data", "p"],
+    );
+    assert!(
+        out.starts_with("imported 2 decision(s)")
+            && out.contains("(9 line(s) without a decision skipped)"),
+        "{out}"
+    );
+    let report = ok(tmp.path(), &["report", "--data", "p", "--out", "out2"]);
+    assert!(
+        report.contains("human review decisions: 2 task(s), 1 changed the automatic label"),
+        "{report}"
+    );
+    let line = report
+        .lines()
+        .find(|l| l.starts_with("needs_human_review"))
+        .unwrap();
+    assert_eq!(
+        line.split_whitespace().collect::<Vec<_>>(),
+        ["needs_human_review", "6", "3"]
+    );
+    let row = ok(
+        tmp.path(),
+        &[
+            "sql",
+            "--data",
+            "p",
+            "--format",
+            "csv",
+            "SELECT correct, failure_class, auto_failure_class, reviewed_by FROM labels WHERE case_id = 'amer-active-refusal-033' AND server = 'generic-warehouse'",
+        ],
+    );
+    assert_eq!(
+        row,
+        "correct,failure_class,auto_failure_class,reviewed_by\nfalse,,semantic,ana\n"
+    );
+    // A decision that is not one of the classes is refused with its line and field.
+    std::fs::write(
+        tmp.path().join("bad.jsonl"),
+        "{\"run_id\":\"r\",\"server\":\"s\",\"case_id\":\"c\",\"decision\":{\"failure_class\":\"cosmic\",\"reviewer\":\"ana\"}}\n",
+    )
+    .unwrap();
+    let r = run(
+        tmp.path(),
+        &["review", "import", "bad.jsonl", "--data", "p"],
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("bad.jsonl:1: field `decision.failure_class`: expected entity, semantic"),
+        "{}",
+        r.stderr
+    );
+}
