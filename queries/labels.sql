@@ -27,7 +27,7 @@ pol AS (
   SELECT run_id, server, case_id,
     count(*) AS calls,
     count(*) FILTER (WHERE violated) AS policy_violations,
-    bool_or(policy_scope IS NULL) AS no_policy,
+    bool_or(NOT checked) AS no_policy,
     flatten(array_agg(coalesce(unsure, CAST([] AS VARCHAR[])))) AS policy_unsure
   FROM call_policy GROUP BY run_id, server, case_id
 ),

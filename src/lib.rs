@@ -10,6 +10,7 @@ pub mod error;
 pub mod ingest;
 pub mod location;
 pub mod model;
+pub mod oracle;
 pub mod output;
 pub mod queries;
 pub mod scoring;

@@ -130,6 +130,7 @@ impl Session {
             session.register(&source)?;
             session.sources.push(source);
         }
+        crate::oracle::register(&session.ctx)?;
         crate::queries::register_views(&session.ctx).await?;
         Ok(session)
     }

@@ -3,11 +3,13 @@
 --   the as_user is not entitled to". The oracle is policy_violations over the call's result
 --   with the policy of the case's as_user: the policies row for that user, else the row for
 --   the user's role. Also kept as evidence: a call whose credential does not carry the end
---   user's identity (credential_subject differs from as_user).
+--   user's identity (credential_subject differs from as_user). When an external oracle
+--   ran (--policy-oracle), its findings (external_policy) are added to the built-in ones.
 -- grain: (run_id, server, trace_id, call_id)
--- inputs: calls, tasks, policies
+-- inputs: calls, tasks, policies, external_policy
 -- nulls: violations is NULL for a call without a result or whose result is not JSON;
---   policy_scope is NULL when no policy row applies (then nothing could be checked)
+--   policy_scope is NULL when no policy row applies; checked says whether any oracle
+--   looked at the call
 WITH applicable AS (
   SELECT t.run_id, t.server, t.case_id, t.as_user, p.scope, p.row_filter, p.allowed_columns, p.masked_columns,
     row_number() OVER (PARTITION BY t.run_id, t.server, t.case_id ORDER BY p.as_user IS NULL, p.scope) AS n
@@ -22,9 +24,15 @@ checked AS (
   JOIN tasks t ON t.run_id = k.run_id AND t.server = k.server AND t.case_id = k.case_id
   LEFT JOIN applicable a ON a.run_id = k.run_id AND a.server = k.server AND a.case_id = k.case_id AND a.n = 1
 )
-SELECT run_id, server, case_id, trace_id, call_id, tool, as_user, credential_subject, policy_scope,
-  oracle['violations'] AS violations,
-  oracle['unsure'] AS unsure,
-  coalesce(cardinality(oracle['violations']), 0) > 0 AS violated,
-  credential_subject IS NOT NULL AND as_user IS NOT NULL AND credential_subject <> as_user AS foreign_credential
-FROM checked
+SELECT c.run_id, c.server, c.case_id, c.trace_id, c.call_id, c.tool, c.as_user, c.credential_subject, c.policy_scope,
+  CASE WHEN c.oracle IS NOT NULL OR e.call_id IS NOT NULL THEN
+    array_concat(coalesce(c.oracle['violations'], CAST([] AS VARCHAR[])), coalesce(e.violations, CAST([] AS VARCHAR[])))
+  END AS violations,
+  CASE WHEN c.oracle IS NOT NULL OR e.call_id IS NOT NULL THEN
+    array_concat(coalesce(c.oracle['unsure'], CAST([] AS VARCHAR[])), coalesce(e.unsure, CAST([] AS VARCHAR[])))
+  END AS unsure,
+  coalesce(cardinality(c.oracle['violations']), 0) + coalesce(cardinality(e.violations), 0) > 0 AS violated,
+  c.policy_scope IS NOT NULL OR e.call_id IS NOT NULL AS checked,
+  c.credential_subject IS NOT NULL AND c.as_user IS NOT NULL AND c.credential_subject <> c.as_user AS foreign_credential
+FROM checked c
+LEFT JOIN external_policy e ON e.run_id = c.run_id AND e.server = c.server AND e.trace_id = c.trace_id AND e.call_id = c.call_id

@@ -76,3 +76,31 @@ pub fn finish(session: &Session, out: &Path, quiet: bool) -> anyhow::Result<()> 
     }
     Ok(())
 }
+
+/// The external policy oracle, for the verbs that label.
+#[derive(Debug, Clone, Args)]
+pub struct Oracle {
+    /// Also check every call's result with this command (run with `sh -c`): the source
+    /// system's own permission check, speaking JSON lines (docs/policy-oracle.md). Calls it
+    /// cannot answer go to human review, never counted as allowed.
+    #[arg(long, value_name = "CMD")]
+    pub policy_oracle: Option<String>,
+
+    /// Seconds the policy oracle may take to answer one call.
+    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+    pub policy_oracle_timeout: f64,
+}
+
+impl Oracle {
+    /// Runs the oracle over the session's calls, if one was given.
+    pub async fn apply(&self, session: &Session) -> anyhow::Result<()> {
+        if let Some(cmd) = &self.policy_oracle {
+            let timeout = std::time::Duration::from_secs_f64(self.policy_oracle_timeout.max(0.001));
+            let n = groundcheck::oracle::run(&session.ctx, cmd, timeout)
+                .await
+                .context("policy oracle failed")?;
+            eprintln!("policy oracle checked {n} call(s)");
+        }
+        Ok(())
+    }
+}

@@ -6,7 +6,7 @@ use anyhow::Context;
 use clap::Args as ClapArgs;
 use groundcheck::scoring;
 
-use super::common::{Input, Output, finish};
+use super::common::{Input, Oracle, Output, finish};
 
 /// Score every task (a case answered by a server in a run) against its gold record:
 /// correct, grounded, failure class with evidence, grounding precision and recall,
@@ -21,10 +21,14 @@ pub struct Args {
 
     #[command(flatten)]
     output: Output,
+
+    #[command(flatten)]
+    oracle: Oracle,
 }
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let session = args.input.open().await?;
+    args.oracle.apply(&session).await?;
     let result = scoring::labels(&session.ctx, None).await;
     finish(&session, &args.output.out, false)?;
     let (schema, batches) = result.context("labeling failed")?;

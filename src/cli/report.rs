@@ -11,7 +11,7 @@ use clap::{Args as ClapArgs, Subcommand};
 use groundcheck::scoring;
 use serde_json::Value;
 
-use super::common::{Input, Output, finish};
+use super::common::{Input, Oracle, Output, finish};
 
 /// Aggregate the labels into seed 000's report, one object per server under test and run
 /// (queries/report.sql): writes OUT/report.json (exactly the seed's fields),
@@ -28,6 +28,9 @@ pub struct Args {
 
     #[command(flatten)]
     output: Output,
+
+    #[command(flatten)]
+    oracle: Oracle,
 }
 
 #[derive(Debug, Subcommand)]
@@ -56,6 +59,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         return diff(&args, d).await;
     }
     let session = args.input.open().await?;
+    args.oracle.apply(&session).await?;
     let result = scoring::labels(&session.ctx, None).await;
     finish(&session, &args.output.out, false)?;
     let (schema, labels) = result.context("labeling failed")?;
@@ -168,6 +172,7 @@ async fn diff(args: &Args, d: &DiffArgs) -> anyhow::Result<ExitCode> {
         .any(|s| !Path::new(s).join("labels.parquet").is_file());
     let all = if needs_data {
         let session = args.input.open().await?;
+        args.oracle.apply(&session).await?;
         let result = scoring::labels(&session.ctx, None).await;
         finish(&session, &args.output.out, false)?;
         Some(result.context("labeling failed")?)

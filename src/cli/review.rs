@@ -8,7 +8,7 @@ use clap::{Args as ClapArgs, Subcommand};
 use groundcheck::scoring;
 use serde_json::{Map, Value, json};
 
-use super::common::{Input, Output, finish};
+use super::common::{Input, Oracle, Output, finish};
 
 /// Hand the tasks the scorer was unsure of to a person, and take their decisions back.
 #[derive(Debug, ClapArgs)]
@@ -36,6 +36,8 @@ struct ExportArgs {
     input: Input,
     #[command(flatten)]
     output: Output,
+    #[command(flatten)]
+    oracle: Oracle,
 }
 
 #[derive(Debug, ClapArgs)]
@@ -58,6 +60,7 @@ const RESULT_CHARS: usize = 2000;
 
 async fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let session = args.input.open().await?;
+    args.oracle.apply(&session).await?;
     let ctx = &session.ctx;
     let result = async {
         let (_, labels) = scoring::collect(

@@ -357,3 +357,125 @@ fn review_export_and_import_close_the_loop() {
         r.stderr
     );
 }
+
+#[test]
+fn an_external_policy_oracle_adds_its_findings_and_failures_go_to_review() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = demo();
+    let data = d.to_str().unwrap();
+    let oracle = format!(
+        "python3 {}",
+        root().join("tests/fixtures/policy_oracle.py").display()
+    );
+    let policy = "SELECT case_id, server, call_id, array_to_string(violations, '; ') AS v FROM call_policy WHERE cardinality(violations) > 0 ORDER BY 1, 2, 3";
+    // No oracle: the built-in check alone.
+    let builtin = ok(
+        tmp.path(),
+        &["sql", "--data", data, "--format", "csv", policy],
+    );
+    assert_eq!(builtin.lines().count(), 3, "{builtin}");
+    // With the oracle, the label run sees its findings too: the email column on 013.
+    let out = crate::support::cmd(tmp.path())
+        .args([
+            "label",
+            "--data",
+            data,
+            "--out",
+            "o",
+            "--policy-oracle",
+            &oracle,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("policy oracle checked 84 call(s)"));
+    let labels = std::fs::read_to_string(tmp.path().join("o/labels.jsonl")).unwrap();
+    let email = labels
+        .lines()
+        .find(|l| {
+            l.contains("\"case_id\":\"acme-contact-email-013\"") && l.contains("generic-warehouse")
+        })
+        .unwrap();
+    assert!(
+        email.contains("column email not allowed by the policy oracle"),
+        "{email}"
+    );
+    assert!(email.contains("column email returned unmasked"), "{email}");
+    // An oracle that dies part way: the calls it did not answer go to review, none allowed.
+    let out = crate::support::cmd(tmp.path())
+        .args([
+            "label",
+            "--data",
+            data,
+            "--out",
+            "x",
+            "--policy-oracle",
+            &oracle,
+        ])
+        .env("ORACLE_MODE", "exit-after-5")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("policy oracle exited before answering (call demo-2026-07-02/"),
+        "{stderr}"
+    );
+    let review = std::fs::read_to_string(tmp.path().join("x/labels.jsonl")).unwrap();
+    let unsure = review
+        .lines()
+        .filter(|l| {
+            l.contains("needs_human_review\":true")
+                && l.contains("policy oracle exited before answering")
+        })
+        .count();
+    assert!(unsure > 70, "{unsure}");
+    // One that hangs: the timeout ends it; one that answers garbage: named per call.
+    let out = crate::support::cmd(tmp.path())
+        .args([
+            "label",
+            "--data",
+            data,
+            "--out",
+            "h",
+            "--policy-oracle",
+            &oracle,
+            "--policy-oracle-timeout",
+            "0.5",
+        ])
+        .env("ORACLE_MODE", "hang")
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("policy oracle did not answer within 0.5s")
+    );
+    let out = crate::support::cmd(tmp.path())
+        .args([
+            "label",
+            "--data",
+            data,
+            "--out",
+            "g",
+            "--policy-oracle",
+            &oracle,
+        ])
+        .env("ORACLE_MODE", "garbage")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let g = std::fs::read_to_string(tmp.path().join("g/labels.jsonl")).unwrap();
+    assert!(
+        g.contains(
+            "policy oracle answered a line that is not JSON: not json (call demo-2026-07-02/"
+        ),
+        "{g}"
+    );
+}
