@@ -18,6 +18,7 @@ macro_rules! query_files {
 
 /// Every query file, by path under `queries/`.
 pub const FILES: &[(&str, &str)] = query_files![
+    "call_checks.sql",
     "call_fields.sql",
     "call_time_filters.sql",
     "calls.sql",

@@ -14,6 +14,7 @@ pub mod sql;
 pub mod sql_fields;
 pub mod sql_grain_issues;
 pub mod sql_time_filters;
+pub mod validate_args;
 
 use std::sync::Arc;
 
@@ -32,6 +33,7 @@ pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
         ScalarUDF::new_from_impl(sql_fields::SqlFields::default()),
         ScalarUDF::new_from_impl(sql_grain_issues::SqlGrainIssues::default()),
         ScalarUDF::new_from_impl(sql_time_filters::SqlTimeFilters::default()),
+        ScalarUDF::new_from_impl(validate_args::ValidateArgs::default()),
     ];
     all.into_iter().map(Arc::new).collect()
 }
