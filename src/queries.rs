@@ -36,6 +36,8 @@ pub const FILES: &[(&str, &str)] = query_files![
     "metrics/freshness.sql",
     "metrics/grounding.sql",
     "metrics/policy.sql",
+    "replay.sql",
+    "replay_summary.sql",
     "report.sql",
     "tasks.sql",
 ];

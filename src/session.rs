@@ -131,6 +131,14 @@ impl Session {
             session.sources.push(source);
         }
         crate::oracle::register(&session.ctx)?;
+        // Filled by `groundcheck replay --candidate`: the schemas a change would bring.
+        session.ctx.register_table(
+            "candidate_snapshots",
+            Arc::new(datafusion::datasource::MemTable::try_new(
+                crate::model::TOOL_SNAPSHOTS.schema.clone(),
+                vec![vec![]],
+            )?),
+        )?;
         crate::queries::register_views(&session.ctx).await?;
         Ok(session)
     }

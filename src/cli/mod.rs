@@ -7,6 +7,7 @@ mod common;
 mod functions;
 mod ingest;
 mod label;
+mod replay;
 mod report;
 mod review;
 mod sql;
@@ -29,6 +30,7 @@ enum Command {
     Functions(functions::Args),
     Ingest(ingest::Args),
     Label(label::Args),
+    Replay(replay::Args),
     Report(report::Args),
     Review(review::Args),
     Sql(sql::Args),
@@ -40,6 +42,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Functions(a) => functions::run(a).await,
         Command::Ingest(a) => ingest::run(a).await,
         Command::Label(a) => label::run(a).await,
+        Command::Replay(a) => replay::run(a).await,
         Command::Report(a) => report::run(a).await,
         Command::Review(a) => review::run(a).await,
         Command::Sql(a) => sql::run(a).await,

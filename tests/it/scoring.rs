@@ -479,3 +479,46 @@ fn an_external_policy_oracle_adds_its_findings_and_failures_go_to_review() {
         "{g}"
     );
 }
+
+#[test]
+fn replay_shows_which_recorded_calls_a_candidate_schema_breaks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = demo();
+    let candidate = root().join("tests/fixtures/candidates/run_sql_renamed.jsonl");
+    let args = [
+        "replay",
+        "--data",
+        d.to_str().unwrap(),
+        "--candidate",
+        candidate.to_str().unwrap(),
+    ];
+    let out = ok(tmp.path(), &args);
+    assert_eq!(
+        out,
+        "41 of 41 recorded calls to run_sql (generic-warehouse) would fail: 41 x Schema mismatch: missing required parameter 'query'; 41 x Schema mismatch: unknown parameter 'sql'\n\
+         1 of 12 recorded calls to active_customer_count (task-specific) would fail: 1 x Schema mismatch: parameter 'region': \"Europe\" is not one of \"EMEA\", \"AMER\" or \"APAC\"\n"
+    );
+    let mut strict = args.to_vec();
+    strict.push("--fail-on-break");
+    assert_eq!(run(tmp.path(), &strict).code, 1);
+    // The schemas in force today accept every call but the three that broke them already.
+    let today = d.join("snapshots/2026-07-01.jsonl");
+    let out = ok(
+        tmp.path(),
+        &[
+            "replay",
+            "--data",
+            d.to_str().unwrap(),
+            "--candidate",
+            today.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.contains("all 41 recorded calls to run_sql (generic-warehouse) pass"),
+        "{out}"
+    );
+    assert!(
+        out.contains("2 of 3 recorded calls to open_tickets (task-specific) would fail"),
+        "{out}"
+    );
+}
