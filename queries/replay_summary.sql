@@ -17,7 +17,7 @@ reasons AS (
 SELECT r.server, r.tool,
   count(*) AS calls,
   count(*) FILTER (WHERE cardinality(r.violations) > 0) AS failing,
-  min(x.reasons) AS reasons
+  CAST(min(x.reasons) AS VARCHAR) AS reasons
 FROM replay r
 LEFT JOIN reasons x ON x.server = r.server AND x.tool = r.tool
 GROUP BY r.server, r.tool
