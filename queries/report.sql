@@ -13,7 +13,8 @@
 --   the denominators the seed names.
 -- grain: (server, run_id)
 -- inputs: labels
--- nulls: a rate is NULL when its denominator is 0; grounding means skip tasks whose value
+-- nulls: means and costs are rounded (12 and 10 decimals) so that the order of
+--   floating-point sums cannot change the output; a rate is NULL when its denominator is 0; grounding means skip tasks whose value
 --   is NULL; cost_per_correct_answer_usd is NULL when no task was correct and grounded
 SELECT
   server,
@@ -21,14 +22,14 @@ SELECT
   count(*) AS cases,
   count(*) FILTER (WHERE correct) AS correct,
   count(*) FILTER (WHERE correct AND grounded) AS correct_and_grounded,
-  avg(grounding_precision) AS grounding_precision,
-  avg(grounding_recall) AS grounding_recall,
+  round(avg(grounding_precision), 12) AS grounding_precision,
+  round(avg(grounding_recall), 12) AS grounding_recall,
   CAST(count(*) FILTER (WHERE definition_match) AS DOUBLE) / nullif(count(*) FILTER (WHERE business_terms > 0), 0) AS definition_match_rate,
   CAST(count(*) FILTER (WHERE freshness_pass) AS DOUBLE) / nullif(count(*) FILTER (WHERE freshness_bound), 0) AS freshness_pass_rate,
   CAST(sum(policy_violations) AS DOUBLE) / nullif(sum(calls), 0) AS policy_violation_rate,
   CAST(sum(clarification_turns) AS DOUBLE) / count(*) AS clarification_loops_per_task,
-  sum(cost_usd) AS cost_total_usd,
-  sum(cost_usd) / nullif(count(*) FILTER (WHERE correct AND grounded), 0) AS cost_per_correct_answer_usd,
+  round(sum(cost_usd), 10) AS cost_total_usd,
+  round(sum(cost_usd) / nullif(count(*) FILTER (WHERE correct AND grounded), 0), 10) AS cost_per_correct_answer_usd,
   named_struct(
     'entity', count(*) FILTER (WHERE failure_class = 'entity'),
     'semantic', count(*) FILTER (WHERE failure_class = 'semantic'),

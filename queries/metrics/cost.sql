@@ -7,7 +7,8 @@
 --   they are counted as such.
 -- grain: (run_id, server, case_id)
 -- inputs: steps, pricing
--- nulls: cost_usd is never NULL (no priced step: 0); unpriced_models lists models whose
+-- nulls: cost_usd (rounded to 1e-10 USD, so that the order floating-point sums run in
+--   cannot change a byte of the output) is never NULL (no priced step: 0); unpriced_models lists models whose
 --   tokens had no price and no reported USD (their tokens are not in cost_usd)
 WITH priced AS (
   SELECT s.run_id, s.server, s.case_id, s.kind, s.model,
@@ -24,7 +25,7 @@ WITH priced AS (
   WHERE s.case_id IS NOT NULL
 )
 SELECT run_id, server, case_id,
-  sum(coalesce(token_usd, 0.0)) + sum(tool_usd) AS cost_usd,
+  round(sum(coalesce(token_usd, 0.0)) + sum(tool_usd), 10) AS cost_usd,
   sum(tokens) AS tokens,
   count(*) FILTER (WHERE kind = 'tool_call') AS tool_calls,
   count(*) FILTER (WHERE kind = 'clarification') AS clarification_turns,

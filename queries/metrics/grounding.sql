@@ -10,7 +10,8 @@
 --   as a right field; COUNT(*) reads no column, so we give that query 0 and 0.
 -- grain: (run_id, server, case_id)
 -- inputs: call_fields, tasks
--- nulls: grounding_precision is NULL when no call used a field; grounding_recall is NULL
+-- nulls: means are rounded to 12 decimals (the order of a floating-point sum must not
+--   change the output); grounding_precision is NULL when no call used a field; grounding_recall is NULL
 --   when the gold record requires no field
 WITH per_call AS (
   SELECT f.run_id, f.server, f.case_id, f.fields, f.field_reasons,
@@ -21,11 +22,11 @@ WITH per_call AS (
   WHERE NOT f.is_error
 )
 SELECT t.run_id, t.server, t.case_id,
-  avg(CAST(p.hits AS DOUBLE) / p.used) FILTER (WHERE p.used > 0) AS grounding_precision,
+  round(avg(CAST(p.hits AS DOUBLE) / p.used) FILTER (WHERE p.used > 0), 12) AS grounding_precision,
   CASE
     WHEN coalesce(cardinality(t.gold['required_fields']), 0) = 0 THEN NULL
     WHEN count(p.used) FILTER (WHERE p.used > 0) = 0 THEN 0.0
-    ELSE avg(CAST(p.hits AS DOUBLE) / cardinality(p.required)) FILTER (WHERE p.used > 0)
+    ELSE round(avg(CAST(p.hits AS DOUBLE) / cardinality(p.required)) FILTER (WHERE p.used > 0), 12)
   END AS grounding_recall,
   coalesce(array_sort(array_distinct(flatten(array_agg(p.fields) FILTER (WHERE p.used > 0)))), CAST([] AS VARCHAR[])) AS fields_used,
   coalesce(array_sort(array_distinct(flatten(array_agg(array_intersect(p.fields, p.forbidden)) FILTER (WHERE p.used > 0)))), CAST([] AS VARCHAR[])) AS forbidden_used,

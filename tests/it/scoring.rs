@@ -522,3 +522,35 @@ fn replay_shows_which_recorded_calls_a_candidate_schema_breaks() {
         "{out}"
     );
 }
+
+#[test]
+fn the_same_project_as_parquet_gives_the_same_labels() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = demo();
+    ok(
+        tmp.path(),
+        &["ingest", "-q", "--data", d.to_str().unwrap(), "--out", "pq"],
+    );
+    ok(
+        tmp.path(),
+        &["report", "--data", "pq", "--out", "from-parquet"],
+    );
+    ok(
+        tmp.path(),
+        &[
+            "report",
+            "--data",
+            d.to_str().unwrap(),
+            "--out",
+            "from-jsonl",
+        ],
+    );
+    for f in ["labels.jsonl", "report.json"] {
+        let a = std::fs::read_to_string(tmp.path().join("from-parquet").join(f)).unwrap();
+        let b = std::fs::read_to_string(tmp.path().join("from-jsonl").join(f)).unwrap();
+        assert!(
+            a == b,
+            "{f} differs between the JSONL project and its Parquet copy"
+        );
+    }
+}
