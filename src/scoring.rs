@@ -22,19 +22,7 @@ use crate::session::new_context;
 pub const LABELS_ORDER: &str = "ORDER BY run_id, server, case_id";
 
 /// The labels of every task, ordered by (run_id, server, case_id).
-pub async fn labels(
-    ctx: &SessionContext,
-    filter: Option<&str>,
-) -> Result<(SchemaRef, Vec<RecordBatch>)> {
-    let sql = format!(
-        "SELECT * FROM labels {} {LABELS_ORDER}",
-        filter.map(|f| format!("WHERE {f}")).unwrap_or_default()
-    );
-    collect(ctx, &sql).await
-}
-
-/// Every row of a `labels` table already registered in `ctx`, in label order.
-pub async fn labels_table(ctx: &SessionContext) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+pub async fn labels(ctx: &SessionContext) -> Result<(SchemaRef, Vec<RecordBatch>)> {
     collect(ctx, &format!("SELECT * FROM labels {LABELS_ORDER}")).await
 }
 

@@ -303,11 +303,6 @@ impl Session {
             }
         })
     }
-
-    /// Where each table came from, for `groundcheck tables` and messages.
-    pub fn source(&self, name: &str) -> Option<&TableSource> {
-        self.sources.iter().find(|s| s.spec.name == name)
-    }
 }
 
 /// A SessionContext with our functions, datafusion-functions-json's, and an object store

@@ -8,12 +8,9 @@
 -- inputs: call_fields, calls, catalog_entries
 -- nulls: call_id is NULL for a task-level symptom
 SELECT * FROM (
-SELECT f.run_id, f.server, f.case_id, f.call_id, 'structural', 'grain', g.issue
-FROM (
-  SELECT run_id, server, case_id, call_id,
-    unnest(sql_grain_issues(sql, coalesce(dialect, 'generic'), (SELECT entries FROM catalog_entries))) AS issue
-  FROM call_fields WHERE sql IS NOT NULL
-) AS g JOIN call_fields f ON f.run_id = g.run_id AND f.server = g.server AND f.case_id = g.case_id AND f.call_id = g.call_id
+SELECT run_id, server, case_id, call_id, 'structural', 'grain',
+  unnest(sql_grain_issues(sql, coalesce(dialect, 'generic'), (SELECT entries FROM catalog_entries)))
+FROM call_fields WHERE sql IS NOT NULL AND NOT is_error
 UNION ALL
 SELECT k.run_id, k.server, k.case_id, k.call_id, 'structural', 'pagination-not-followed',
   k.tool || ' returned next_cursor ' || json_get_str(k.result, 'next_cursor') || ' and no later ' || k.tool || ' call followed'

@@ -29,7 +29,7 @@ pub struct Args {
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let session = args.input.open().await?;
     args.oracle.apply(&session).await?;
-    let result = scoring::labels(&session.ctx, None).await;
+    let result = scoring::labels(&session.ctx).await;
     finish(&session, &args.output.out, false)?;
     let (schema, batches) = result.context("labeling failed")?;
     let out = &args.output.out;

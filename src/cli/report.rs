@@ -60,7 +60,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let session = args.input.open().await?;
     args.oracle.apply(&session).await?;
-    let result = scoring::labels(&session.ctx, None).await;
+    let result = scoring::labels(&session.ctx).await;
     finish(&session, &args.output.out, false)?;
     let (schema, labels) = result.context("labeling failed")?;
     let out = &args.output.out;
@@ -108,7 +108,7 @@ async fn side(
                 Default::default(),
             )
             .await?;
-            scoring::labels_table(&ctx).await?
+            scoring::labels(&ctx).await?
         }
         None => match all {
             Some(a) => a.clone(),
@@ -173,7 +173,7 @@ async fn diff(args: &Args, d: &DiffArgs) -> anyhow::Result<ExitCode> {
     let all = if needs_data {
         let session = args.input.open().await?;
         args.oracle.apply(&session).await?;
-        let result = scoring::labels(&session.ctx, None).await;
+        let result = scoring::labels(&session.ctx).await;
         finish(&session, &args.output.out, false)?;
         Some(result.context("labeling failed")?)
     } else {

@@ -65,7 +65,7 @@ async fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let result = async {
         let (_, labels) = scoring::collect(
             ctx,
-            &format!("SELECT l.*, t.question, t.gold['answer'] AS gold_answer, t.gold['definition'] AS gold_definition FROM labels l JOIN tasks t ON t.run_id = l.run_id AND t.server = l.server AND t.case_id = l.case_id WHERE l.needs_human_review {}", scoring::LABELS_ORDER.replace("ORDER BY ", "ORDER BY l.")),
+            "SELECT l.*, t.question, t.gold['answer'] AS gold_answer, t.gold['definition'] AS gold_definition FROM labels l JOIN tasks t ON t.run_id = l.run_id AND t.server = l.server AND t.case_id = l.case_id WHERE l.needs_human_review ORDER BY l.run_id, l.server, l.case_id",
         )
         .await?;
         let (_, steps) = scoring::collect(
