@@ -6,6 +6,7 @@
 //! `groundcheck-udfs` crate.
 
 pub mod docs;
+pub mod drift_rules;
 pub mod error;
 pub mod ingest;
 pub mod location;

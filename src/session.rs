@@ -131,6 +131,7 @@ impl Session {
             session.sources.push(source);
         }
         crate::oracle::register(&session.ctx)?;
+        crate::drift_rules::register(&session.ctx)?;
         // Filled by `groundcheck replay --candidate`: the schemas a change would bring.
         session.ctx.register_table(
             "candidate_snapshots",

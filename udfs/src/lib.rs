@@ -7,13 +7,16 @@
 
 pub mod answer_correct;
 pub mod common;
+pub mod drift;
 pub mod policy_violations;
 pub mod predicate_match;
 pub mod result_is_empty;
+pub mod semver_bump;
 pub mod sql;
 pub mod sql_fields;
 pub mod sql_grain_issues;
 pub mod sql_time_filters;
+pub mod tool_changes;
 pub mod validate_args;
 
 use std::sync::Arc;
@@ -30,9 +33,12 @@ pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
         ScalarUDF::new_from_impl(predicate_match::PredicateMatch::verdict()),
         ScalarUDF::new_from_impl(predicate_match::PredicateMatch::reason()),
         ScalarUDF::new_from_impl(result_is_empty::ResultIsEmpty::default()),
+        ScalarUDF::new_from_impl(semver_bump::Semver::bump()),
+        ScalarUDF::new_from_impl(semver_bump::Semver::allows()),
         ScalarUDF::new_from_impl(sql_fields::SqlFields::default()),
         ScalarUDF::new_from_impl(sql_grain_issues::SqlGrainIssues::default()),
         ScalarUDF::new_from_impl(sql_time_filters::SqlTimeFilters::default()),
+        ScalarUDF::new_from_impl(tool_changes::ToolChanges::default()),
         ScalarUDF::new_from_impl(validate_args::ValidateArgs::default()),
     ];
     all.into_iter().map(Arc::new).collect()
