@@ -2,9 +2,11 @@
 # Installs what the tests need beyond cargo (reused across runs):
 #   - s3s-fs, a real S3-protocol server over a folder, for the s3:// tests
 #     (into ~/.cache/groundcheck/tools);
-#   - pyarrow and duckdb from PyPI, for the notebook test.
+#   - pyarrow and duckdb from PyPI, for the notebook test;
+#   - node and the MCP servers in tests/mcp (npm ci), for the snapshot/drift tests.
 # Safe to run again: each step is skipped when its result is already there.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 tools="${GROUNDCHECK_TOOLS:-$HOME/.cache/groundcheck/tools}"
 mkdir -p "$tools"
@@ -22,3 +24,16 @@ if ! python3 -c "import pyarrow, duckdb" 2>/dev/null; then
   python3 -m pip install --quiet --disable-pip-version-check pyarrow duckdb
 fi
 echo "setup: $(python3 -c 'import pyarrow, duckdb; print("pyarrow", pyarrow.__version__, "duckdb", duckdb.__version__)')"
+
+# Real MCP servers for the drift and snapshot tests, pinned by tests/mcp/package-lock.json
+# (the reference servers advertise empty schemas when a newer zod sneaks in).
+if ! command -v npm >/dev/null; then
+  echo "setup: installing nodejs and npm (apt)"
+  sudo_="" ; [ "$(id -u)" = 0 ] || sudo_="sudo"
+  $sudo_ apt-get update -qq && $sudo_ apt-get install -y -qq nodejs npm
+fi
+if [ ! -f tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js ]; then
+  echo "setup: installing MCP test servers (npm ci in tests/mcp)"
+  (cd tests/mcp && npm ci --no-audit --no-fund --silent)
+fi
+echo "setup: node $(node --version), MCP server-everything $(node -p 'require("./tests/mcp/node_modules/@modelcontextprotocol/server-everything/package.json").version')"

@@ -6,6 +6,8 @@
 //! `groundcheck-udfs` crate.
 
 pub mod docs;
+pub mod drift;
+pub mod drift_format;
 pub mod drift_rules;
 pub mod error;
 pub mod ingest;
@@ -16,6 +18,7 @@ pub mod output;
 pub mod queries;
 pub mod scoring;
 pub mod session;
+pub mod snapshot;
 
 pub use error::{Error, Result};
 pub use session::{Session, SessionOptions};

@@ -246,7 +246,17 @@ pub fn fmt_value(v: Option<&Value>) -> String {
     }
 }
 
+/// Columns aligned: the first to the left, the rest to the right (numbers).
 pub fn align(lines: &[Vec<String>]) -> String {
+    align_with(lines, false)
+}
+
+/// Columns aligned to the left (text).
+pub fn align_left(lines: &[Vec<String>]) -> String {
+    align_with(lines, true)
+}
+
+fn align_with(lines: &[Vec<String>], left: bool) -> String {
     let cols = lines.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..cols)
         .map(|c| {
@@ -264,7 +274,7 @@ pub fn align(lines: &[Vec<String>]) -> String {
             .iter()
             .enumerate()
             .map(|(c, s)| {
-                if c == 0 {
+                if c == 0 || left {
                     format!("{s:<w$}", w = widths[c])
                 } else {
                     format!("{s:>w$}", w = widths[c])

@@ -144,6 +144,22 @@ impl Session {
         Ok(session)
     }
 
+    /// A session with only `spec`'s table, read from `path` (a file, folder, glob or
+    /// s3:// URL), and our functions.
+    pub async fn open_table(spec: &'static TableSpec, path: &str) -> Result<Self> {
+        let mut session = Session {
+            ctx: new_context()?,
+            sources: Vec::new(),
+            rejects: Rejects::default(),
+            notes: Vec::new(),
+            read: ReadOptions::default(),
+        };
+        let source = session.find_at(spec, &Location::parse(path)?, true).await?;
+        session.register(&source)?;
+        session.sources.push(source);
+        Ok(session)
+    }
+
     fn store(&self, loc: &Location) -> Result<Arc<dyn ObjectStore>> {
         Ok(self.ctx.runtime_env().object_store(&loc.store_url)?)
     }

@@ -4,12 +4,14 @@
 //! (`| head`) is not an error.
 
 mod common;
+mod drift;
 mod functions;
 mod ingest;
 mod label;
 mod replay;
 mod report;
 mod review;
+mod snapshot;
 mod sql;
 mod tables;
 
@@ -27,24 +29,28 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    Drift(drift::Args),
     Functions(functions::Args),
     Ingest(ingest::Args),
     Label(label::Args),
     Replay(replay::Args),
     Report(report::Args),
     Review(review::Args),
+    Snapshot(snapshot::Args),
     Sql(sql::Args),
     Tables(tables::Args),
 }
 
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Drift(a) => drift::run(a).await,
         Command::Functions(a) => functions::run(a).await,
         Command::Ingest(a) => ingest::run(a).await,
         Command::Label(a) => label::run(a).await,
         Command::Replay(a) => replay::run(a).await,
         Command::Report(a) => report::run(a).await,
         Command::Review(a) => review::run(a).await,
+        Command::Snapshot(a) => snapshot::run(a).await,
         Command::Sql(a) => sql::run(a).await,
         Command::Tables(a) => tables::run(a).await,
     }

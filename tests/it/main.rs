@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod cli;
+mod drift;
 mod s3;
 mod scoring;
 mod support;

@@ -76,6 +76,10 @@ pub fn under_bump(old: &str, new: &str, need: Bump) -> Option<String> {
     };
     match declared(&o, &n) {
         Err(e) => Some(e),
+        Ok(Bump::None) if need > Bump::None => Some(format!(
+            "declared version stayed {n} but the changes need a {} bump",
+            need.as_str()
+        )),
         Ok(got) if got < need => Some(format!(
             "declared {o} -> {n} is a {} bump but the changes need {}",
             got.as_str(),

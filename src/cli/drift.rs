@@ -1,0 +1,161 @@
+//! `groundcheck drift OLD NEW`: classify every change between two tool snapshots (seed
+//! 002) and exit non-zero on what CI should stop.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args as ClapArgs;
+use groundcheck::drift::{FailOn, Ignore, Options, Override, judge};
+use groundcheck::drift_format::{Format, render};
+use groundcheck::output::write_atomic;
+use groundcheck::snapshot::load;
+
+/// Compare two snapshots of a server's tools. Each of OLD and NEW is a saved tools/list
+/// JSON file (`.json`), stored tool_snapshots rows (JSONL, Parquet, a folder, a glob or
+/// s3://; `PATH@CAPTURED_AT` picks a capture, the latest by default), a live server over
+/// stdio (`stdio:'npx -y some-mcp-server'`) or a streamable-HTTP URL. Each change gets a
+/// rule, a severity and an action from the rules table (`--rules` prints it); the exit
+/// code is 1 when `--fail-on` says so, 2 on an error.
+#[derive(Debug, ClapArgs)]
+pub struct Args {
+    /// The snapshot the agent was built against.
+    #[arg(required_unless_present = "rules")]
+    old: Option<String>,
+
+    /// The snapshot to compare with it.
+    #[arg(required_unless_present = "rules")]
+    new: Option<String>,
+
+    /// The server to pick from stored rows that hold several.
+    #[arg(long)]
+    server: Option<String>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+
+    /// Write the output to this file (atomically) instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    output: Option<std::path::PathBuf>,
+
+    /// What fails the run (exit 1): blocking changes and version errors, also warnings,
+    /// or nothing.
+    #[arg(long, value_enum, default_value_t = FailOn::Breaking)]
+    fail_on: FailOn,
+
+    /// Change a rule's severity (and action, which otherwise follows the severity):
+    /// RULE=SEVERITY[:ACTION], e.g. text-description-changed=breaking. Repeatable.
+    #[arg(long = "override", value_name = "RULE=SEVERITY[:ACTION]", value_parser = Override::parse)]
+    overrides: Vec<Override>,
+
+    /// A file of changes to leave out: lines of `RULE FINGERPRINT`, `RULE` or
+    /// `FINGERPRINT` (`#` comments).
+    #[arg(long, value_name = "FILE")]
+    ignore: Option<std::path::PathBuf>,
+
+    /// A client's pinned version range (e.g. '^2.0.0'): say, per tool and for the server,
+    /// whether that client may call the new version.
+    #[arg(long, value_name = "RANGE")]
+    client_range: Option<String>,
+
+    /// Seconds a live server may take to list its tools.
+    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    timeout: f64,
+
+    /// Print the rules table (id, direction, severity, action, text) and exit; with
+    /// `--format markdown`, as docs/drift-rules.md.
+    #[arg(long)]
+    rules: bool,
+}
+
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.rules {
+        let rows: Vec<Vec<String>> = groundcheck_udfs::drift::RULES
+            .iter()
+            .map(|r| {
+                vec![
+                    r.id.clone(),
+                    r.direction.as_str().into(),
+                    r.severity.to_string(),
+                    r.action.to_string(),
+                    r.text.clone(),
+                ]
+            })
+            .collect();
+        if args.format == Format::Markdown {
+            print!("{}", rules_markdown());
+        } else {
+            print!("{}", groundcheck::scoring::align_left(&rows));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let ignore = match &args.ignore {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read --ignore {}", p.display()))?;
+            Ignore::parse(&p.display().to_string(), &text)?
+        }
+        None => Ignore::default(),
+    };
+    let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
+    let (old, new) = (args.old.expect("required"), args.new.expect("required"));
+    let server = args.server.as_deref();
+    let old = load(&old, server, timeout)
+        .await
+        .context("cannot read OLD")?;
+    let new = load(&new, server, timeout)
+        .await
+        .context("cannot read NEW")?;
+    let drift = judge(
+        old,
+        new,
+        &Options {
+            overrides: &args.overrides,
+            ignore: &ignore,
+            client_range: args.client_range.as_deref(),
+        },
+    )?;
+    let text = render(&drift, args.format);
+    match &args.output {
+        Some(p) => write_atomic(p, text.as_bytes())
+            .with_context(|| format!("cannot write {}", p.display()))?,
+        None => {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush())
+                && e.kind() != std::io::ErrorKind::BrokenPipe
+            {
+                return Err(e.into());
+            }
+        }
+    }
+    let failures = drift.failures(args.fail_on);
+    if failures > 0 {
+        eprintln!("drift: {failures} finding(s) fail this run (--fail-on)");
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// docs/drift-rules.md.
+pub fn rules_markdown() -> String {
+    let mut out = String::from(
+        "# Drift rules\n\nGenerated by `groundcheck drift --rules --format markdown`; a test keeps it in sync.\n\n\
+         Inputs are contravariant (narrowing what a tool accepts breaks callers), outputs covariant\n\
+         (widening what it returns breaks consumers). Actions: block, warn, allow; `--override\n\
+         RULE=SEVERITY[:ACTION]` changes one. The same rules are the `drift_rules` table in SQL.\n\n\
+         | rule | direction | severity | action | what it detects |\n|---|---|---|---|---|\n",
+    );
+    for r in groundcheck_udfs::drift::RULES.iter() {
+        out += &format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            r.id,
+            r.direction.as_str(),
+            r.severity,
+            r.action,
+            r.text.replace('|', "\\|")
+        );
+    }
+    out
+}

@@ -1,0 +1,138 @@
+//! `groundcheck snapshot`: record every tool a server advertises as tool_snapshots rows.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args as ClapArgs;
+use groundcheck::output::{ParquetFile, write_atomic};
+use groundcheck::snapshot::{Snapshot, batch, load, rows};
+
+/// Snapshot a server's tools (seed 002: "snapshot every MCP tool's schema"). The server is
+/// a command after `--` (spoken to over stdio), `stdio:CMD`, a streamable-HTTP URL, or a
+/// saved tools/list JSON file. Follows tools/list pagination to the end and writes one row
+/// per tool, with its full definition and two hashes (model-visible text; structure), to
+/// OUT/snapshots/SERVER/CAPTURED_AT.parquet (or .jsonl): a new file beside the earlier
+/// ones, so the folder is the tool_snapshots table (`--table tool_snapshots=OUT/snapshots`).
+#[derive(Debug, ClapArgs)]
+pub struct Args {
+    /// stdio:CMD, an http(s):// URL, or a tools/list .json file.
+    #[arg(required_unless_present = "command", conflicts_with = "command")]
+    source: Option<String>,
+
+    /// The server command and its arguments, run over stdio.
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<String>,
+
+    /// Server name to record (default: the name the server gives in its serverInfo).
+    #[arg(long)]
+    server: Option<String>,
+
+    /// Snapshot time to record, RFC 3339 (default: now, UTC, to the second).
+    #[arg(long, value_name = "TIME")]
+    captured_at: Option<String>,
+
+    /// Write JSON lines instead of Parquet.
+    #[arg(long)]
+    jsonl: bool,
+
+    /// Folder for outputs: rows go to OUT/snapshots/SERVER/.
+    #[arg(long, default_value = "out")]
+    out: std::path::PathBuf,
+
+    /// Seconds the server may take to start and list its tools.
+    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    timeout: f64,
+}
+
+fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@=+,%".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let source = match &args.source {
+        Some(s) => s.clone(),
+        None => format!(
+            "stdio:{}",
+            args.command
+                .iter()
+                .map(|a| shell_quote(a))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    };
+    let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
+    let snap: Snapshot = load(&source, None, timeout).await?;
+    let server = args
+        .server
+        .clone()
+        .or(snap.server.clone())
+        .context("the server gives no name: pass --server")?;
+    if server.trim().is_empty() {
+        anyhow::bail!("--server: a server name must not be empty");
+    }
+    let captured_at = match &args.captured_at {
+        Some(t) => chrono::DateTime::parse_from_rfc3339(t)
+            .with_context(|| format!("--captured-at {t}: not an RFC 3339 time"))?
+            .with_timezone(&chrono::Utc),
+        None => chrono::Utc::now(),
+    }
+    .format("%Y-%m-%dT%H:%M:%SZ")
+    .to_string();
+    let rows = rows(&snap, &server, &captured_at);
+    // The folder name is the server's name made safe for a path (it may hold '/').
+    let folder: String = server
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let dir = args.out.join("snapshots").join(folder);
+    let stem = captured_at.replace(':', "");
+    let path = if args.jsonl {
+        let path = dir.join(format!("{stem}.jsonl"));
+        let mut text = String::new();
+        for r in &rows {
+            text += &r.to_string();
+            text.push('\n');
+        }
+        write_atomic(&path, text.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        path
+    } else {
+        let path = dir.join(format!("{stem}.parquet"));
+        let b = batch(&rows)?;
+        let mut f = ParquetFile::create(&path, b.schema())?;
+        f.write(&b)?;
+        f.finish()?
+    };
+    println!(
+        "{} tool(s) of {server}{} at {captured_at} -> {}",
+        rows.len(),
+        snap.server_version
+            .as_deref()
+            .map(|v| format!(" {v}"))
+            .unwrap_or_default(),
+        path.display()
+    );
+    let table: Vec<Vec<String>> = snap
+        .tools
+        .iter()
+        .map(|t| vec![t.name.clone(), t.text_hash(), t.schema_hash()])
+        .collect();
+    if !table.is_empty() {
+        print!("{}", groundcheck::scoring::align_left(&table));
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,398 @@
+//! `groundcheck snapshot` and `groundcheck drift`: every output format against golden
+//! files, exit codes for CI, ignore files and overrides, bad input, and a real MCP server
+//! (server-everything from npm, installed by scripts/setup.sh) over stdio.
+//!
+//! Regenerate the golden files after an intended change with
+//! `UPDATE_GOLDEN=1 cargo test --test it drift`, then review the diff.
+
+use std::path::PathBuf;
+
+use crate::support::{ok, root, run};
+
+const SNAPS: &str = "tests/fixtures/drift/snapshots/search.jsonl";
+
+fn golden(name: &str, got: &str) {
+    let path = root().join("tests/golden/drift").join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        want == got,
+        "{name} differs from tests/golden/drift/{name}; if intended, UPDATE_GOLDEN=1 and review.\n--- got ---\n{got}"
+    );
+}
+
+#[test]
+fn every_format_matches_its_golden_file() {
+    for (format, file) in [
+        ("table", "seed.txt"),
+        ("json", "seed.json"),
+        ("markdown", "seed.md"),
+        ("sarif", "seed.sarif"),
+        ("junit", "seed.xml"),
+        ("github", "seed.github"),
+    ] {
+        let r = run(
+            &root(),
+            &[
+                "drift",
+                "tests/fixtures/drift/tools-v1.json",
+                "tests/fixtures/drift/tools-v2.json",
+                "--client-range",
+                "^2.0.0",
+                "--format",
+                format,
+            ],
+        );
+        assert_eq!(r.code, 1, "{format}: {}", r.stderr);
+        golden(file, &r.stdout);
+    }
+    // The formats machines read parse as what they claim to be.
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/golden/drift/seed.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(json["summary"]["block"], 4);
+    let sarif: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/golden/drift/seed.sarif")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+    assert_eq!(sarif["runs"][0]["results"].as_array().unwrap().len(), 6);
+}
+
+#[test]
+fn exit_codes_follow_fail_on_overrides_and_ignores() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rename = [
+        "drift",
+        &format!("{SNAPS}@2026-02-15T10:00:00Z"),
+        &format!("{SNAPS}@2026-03-01T10:00:00Z"),
+        "--server",
+        "docs",
+    ]
+    .map(String::from);
+    let go = |extra: &[&str]| {
+        let mut a: Vec<&str> = rename.iter().map(String::as_str).collect();
+        a.extend_from_slice(extra);
+        run(&root(), &a)
+    };
+    // The rename blocks, and 2.1.0 -> 2.2.0 under-bumps it.
+    let r = go(&[]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("is a minor bump but the changes need major"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stderr.contains("2 finding(s) fail this run"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(go(&["--fail-on", "never"]).code, 0);
+    // Confirmed as a rename: a warning, which needs only a minor bump.
+    let r = go(&["--override", "input-property-likely-renamed=warning"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(
+        r.stdout.contains("1 change(s): 0 block, 1 warn"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        go(&[
+            "--override",
+            "input-property-likely-renamed=warning",
+            "--fail-on",
+            "warning"
+        ])
+        .code,
+        1
+    );
+    // Ignored by rule and fingerprint: nothing is left.
+    let ignore = tmp.path().join("drift-ignore");
+    std::fs::write(
+        &ignore,
+        "# confirmed with the docs team\ninput-property-likely-renamed 43e64ca63f5ae1ad\n",
+    )
+    .unwrap();
+    let r = go(&["--ignore", ignore.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("0 change(s): 0 block, 0 warn, 0 allow; 1 ignored"),
+        "{}",
+        r.stdout
+    );
+    // A bad ignore line is named.
+    std::fs::write(&ignore, "\ninput-property-renamed\n").unwrap();
+    let r = go(&["--ignore", ignore.to_str().unwrap()]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("drift-ignore:2: no drift rule 'input-property-renamed'"),
+        "{}",
+        r.stderr
+    );
+    let r = go(&["--override", "no-such-rule=warning"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("no drift rule 'no-such-rule'"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn bad_snapshots_are_clear_errors() {
+    let r = run(
+        &root(),
+        &[
+            "drift",
+            "tests/fixtures/drift/tools-v1.json",
+            "tests/fixtures/drift/broken.json",
+        ],
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("tests/fixtures/drift/broken.json:2:55: not JSON: trailing comma"),
+        "{}",
+        r.stderr
+    );
+    let r = run(&root(), &["drift", SNAPS, SNAPS]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("several servers (docs, metrics); pick one with --server"),
+        "{}",
+        r.stderr
+    );
+    let r = run(
+        &root(),
+        &[
+            "drift",
+            &format!("{SNAPS}@2026-01-01T00:00:00Z"),
+            SNAPS,
+            "--server",
+            "docs",
+        ],
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("no snapshot captured at 2026-01-01T00:00:00Z"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn snapshot_of_a_saved_tools_list_round_trips() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    for fmt in [&[][..], &["--jsonl"][..]] {
+        let mut args = vec![
+            "snapshot",
+            "tests/fixtures/drift/tools-v2.json",
+            "--captured-at",
+            "2026-03-01T10:00:00+01:00",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(fmt);
+        let printed = ok(&root(), &args);
+        assert!(
+            printed.starts_with("2 tool(s) of docs 2.2.0 at 2026-03-01T09:00:00Z"),
+            "{printed}"
+        );
+    }
+    let dir = out.join("snapshots/docs");
+    let parquet = dir.join("2026-03-01T090000Z.parquet");
+    let first = std::fs::read(&parquet).unwrap();
+    // Same input, same bytes.
+    ok(
+        &root(),
+        &[
+            "snapshot",
+            "tests/fixtures/drift/tools-v2.json",
+            "--captured-at",
+            "2026-03-01T09:00:00Z",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(std::fs::read(&parquet).unwrap(), first);
+    // Stored rows (Parquet or JSONL) against the file they came from: no change.
+    for stored in [parquet.clone(), dir.join("2026-03-01T090000Z.jsonl")] {
+        let r = run(
+            &root(),
+            &[
+                "drift",
+                stored.to_str().unwrap(),
+                "tests/fixtures/drift/tools-v2.json",
+            ],
+        );
+        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        assert!(r.stdout.contains(": 0 change(s)"), "{}", r.stdout);
+    }
+    // The hashes are in the table, as SQL sees it.
+    let rows = ok(
+        &root(),
+        &[
+            "sql",
+            "--data",
+            tmp.path().to_str().unwrap(),
+            "--table",
+            &format!("tool_snapshots={}", parquet.display()),
+            "--format",
+            "csv",
+            "SELECT tool, length(text_hash), length(schema_hash) FROM tool_snapshots ORDER BY tool",
+        ],
+    );
+    assert_eq!(
+        rows,
+        "tool,length(tool_snapshots.text_hash),length(tool_snapshots.schema_hash)\nexport_all,16,16\nsearch,16,16\n"
+    );
+}
+
+fn everything() -> String {
+    let js = std::env::var("GROUNDCHECK_MCP_EVERYTHING")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            root().join(
+                "tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+            )
+        });
+    assert!(
+        js.exists(),
+        "{} is missing: run scripts/setup.sh (it installs the MCP test servers)",
+        js.display()
+    );
+    format!("node {} stdio", js.display())
+}
+
+#[test]
+fn snapshot_and_drift_against_a_live_mcp_server() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let server = everything();
+    let mut args = vec![
+        "snapshot",
+        "--captured-at",
+        "2026-11-01T00:00:00Z",
+        "--out",
+        out.to_str().unwrap(),
+        "--",
+    ];
+    args.extend(server.split(' '));
+    let printed = ok(&root(), &args);
+    assert!(
+        printed.starts_with("13 tool(s) of mcp-servers/everything"),
+        "{printed}"
+    );
+    let stored = out.join("snapshots/mcp-servers_everything");
+    // Real schemas, not the empty ones a mismatched zod gives.
+    let rows = ok(
+        &root(),
+        &[
+            "sql",
+            "--data",
+            tmp.path().to_str().unwrap(),
+            "--table",
+            &format!("tool_snapshots={}", stored.display()),
+            "--format",
+            "csv",
+            "SELECT count(*) FILTER (WHERE input_schema LIKE '%\"properties\":{\"%') AS with_params, count(*) AS tools FROM tool_snapshots",
+        ],
+    );
+    let counts: Vec<u32> = rows
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert!(counts[0] >= 5 && counts[1] == 13, "{rows}");
+    // The stored snapshot against the live server: nothing changed.
+    let live = format!("stdio:{server}");
+    let r = run(&root(), &["drift", stored.to_str().unwrap(), &live]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains(": 0 change(s)"), "{}", r.stdout);
+    // An agent built against a version where echo's parameter was 'msg' and get-sum took
+    // a string: the live server breaks it (its read-only hints only make it safer).
+    let tools = serde_json::json!({"tools": [
+        {"name": "echo", "inputSchema": {"type": "object", "properties": {"msg": {"type": "string", "description": "Message to echo"}}, "required": ["msg"]}},
+        {"name": "get-sum", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "number"}}, "required": ["a", "b"]}},
+    ]});
+    let old = tmp.path().join("old-tools.json");
+    std::fs::write(&old, tools.to_string()).unwrap();
+    let r = run(
+        &root(),
+        &["drift", old.to_str().unwrap(), &live, "--format", "json"],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let got: Vec<(String, String)> = v["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["tool"] == "echo" || c["tool"] == "get-sum")
+        .filter(|c| c["action"] == "block")
+        .map(|c| {
+            (
+                c["rule"].as_str().unwrap().to_string(),
+                c["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "input-property-likely-renamed".to_string(),
+                "parameter 'msg' likely renamed to 'message'".to_string()
+            ),
+            (
+                "input-type-changed".to_string(),
+                "parameter 'a' type changed from string to number".to_string()
+            ),
+        ]
+    );
+    // A server that is not there: a clear error, not a hang.
+    let r = run(
+        &root(),
+        &[
+            "drift",
+            old.to_str().unwrap(),
+            "stdio:/nonexistent/mcp-server",
+            "--timeout",
+            "20",
+        ],
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("stdio:/nonexistent/mcp-server: MCP initialize failed"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn docs_drift_rules_md_is_generated_from_the_rules_table() {
+    let generated = ok(&root(), &["drift", "--rules", "--format", "markdown"]);
+    let committed = std::fs::read_to_string(root().join("docs/drift-rules.md")).unwrap();
+    assert!(
+        generated == committed,
+        "docs/drift-rules.md is stale: run `cargo run -- drift --rules --format markdown > docs/drift-rules.md`"
+    );
+    assert_eq!(
+        generated.lines().filter(|l| l.starts_with("| `")).count(),
+        groundcheck_udfs::drift::RULES.len()
+    );
+}
