@@ -396,3 +396,39 @@ fn docs_drift_rules_md_is_generated_from_the_rules_table() {
         groundcheck_udfs::drift::RULES.len()
     );
 }
+
+/// A child process killed when the test ends, pass or fail.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn snapshot_over_streamable_http_equals_stdio() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let server = everything();
+    let js = server.split(' ').nth(1).unwrap().to_string();
+    let _child = Killed(
+        std::process::Command::new("node")
+            .arg(&js)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "server-everything did not listen on {port}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let r = run(&root(), &["drift", &format!("stdio:{server}"), &url, "--timeout", "30"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains(&format!("-> {url}: 0 change(s)")), "{}", r.stdout);
+}
