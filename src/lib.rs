@@ -5,6 +5,7 @@
 //! (`output`). Metrics live in `queries/*.sql`; functions they call live in the
 //! `groundcheck-udfs` crate.
 
+pub mod canary;
 pub mod docs;
 pub mod drift;
 pub mod drift_format;
@@ -22,3 +23,8 @@ pub mod snapshot;
 
 pub use error::{Error, Result};
 pub use session::{Session, SessionOptions};
+
+/// 16 hex digits of SHA-256 over a value's canonical JSON (keys sorted).
+pub fn drift_shape_hash(v: &serde_json::Value) -> String {
+    groundcheck_udfs::drift::short_hash(&v.to_string())
+}

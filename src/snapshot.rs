@@ -70,27 +70,22 @@ impl Source {
 /// several; `timeout` bounds a live connection.
 pub async fn load(spec: &str, server: Option<&str>, timeout: Duration) -> Result<Snapshot> {
     match Source::parse(spec) {
-        Source::Stdio(cmd) => live(LiveTarget::Stdio(cmd), timeout).await,
-        Source::Http(url) => live(LiveTarget::Http(url), timeout).await,
+        Source::Stdio(_) | Source::Http(_) => live(spec, timeout).await,
         Source::ToolsList(path) => tools_list_file(&path).await,
         Source::Stored { path, at } => stored(&path, at.as_deref(), server).await,
     }
 }
 
-enum LiveTarget {
-    Stdio(String),
-    Http(String),
-}
+/// A live MCP client session.
+pub type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
 
-async fn live(target: LiveTarget, timeout: Duration) -> Result<Snapshot> {
-    let source = match &target {
-        LiveTarget::Stdio(c) => format!("stdio:{c}"),
-        LiveTarget::Http(u) => u.clone(),
-    };
+/// Connects to `stdio:CMD` or an http(s) URL; returns the client and a display name.
+pub async fn connect(spec: &str, timeout: Duration) -> Result<(Client, String)> {
+    let source = spec.to_string();
     let fail = |what: &str, e: String| Error::Input(format!("{source}: {what}: {e}"));
     let work = async {
-        let client = match &target {
-            LiveTarget::Stdio(cmd) => {
+        match Source::parse(spec) {
+            Source::Stdio(cmd) => {
                 let mut c = tokio::process::Command::new("sh");
                 c.arg("-c").arg(format!("exec {cmd}"));
                 let (transport, _) = rmcp::transport::TokioChildProcess::builder(c)
@@ -99,46 +94,57 @@ async fn live(target: LiveTarget, timeout: Duration) -> Result<Snapshot> {
                     .map_err(|e| fail("cannot start the server", e.to_string()))?;
                 ().serve(transport)
                     .await
-                    .map_err(|e| fail("MCP initialize failed", e.to_string()))?
+                    .map_err(|e| fail("MCP initialize failed", e.to_string()))
             }
-            LiveTarget::Http(url) => {
+            Source::Http(url) => {
                 let transport =
                     rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
                 ().serve(transport)
                     .await
-                    .map_err(|e| fail("MCP initialize failed", e.to_string()))?
+                    .map_err(|e| fail("MCP initialize failed", e.to_string()))
             }
-        };
-        let listed = client
-            .list_all_tools()
-            .await
-            .map_err(|e| fail("tools/list failed", e.to_string()));
-        let info = client.peer_info();
-        let _ = client.cancel().await;
-        let listed = listed?;
-        let mut tools = Vec::with_capacity(listed.len());
-        for t in listed {
-            let v = serde_json::to_value(&t).map_err(|e| fail("bad tool", e.to_string()))?;
-            tools.push(Tool::from_json(&v).map_err(|e| fail("bad tool", e))?);
+            _ => Err(Error::Usage(format!(
+                "{source}: not a live server (expected stdio:CMD or an http(s):// URL)"
+            ))),
         }
-        tools.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok::<_, Error>(Snapshot {
-            server: info
-                .as_ref()
-                .and_then(|i| i.server_info.as_ref())
-                .map(|s| s.name.clone()),
-            server_version: info
-                .as_ref()
-                .and_then(|i| i.server_info.as_ref())
-                .map(|s| s.version.clone()),
-            captured_at: None,
-            source: source.clone(),
-            tools,
-        })
     };
-    tokio::time::timeout(timeout, work)
+    let client = tokio::time::timeout(timeout, work).await.map_err(|_| {
+        Error::Input(format!(
+            "{source}: no MCP initialize answer within {timeout:?}"
+        ))
+    })??;
+    Ok((client, source))
+}
+
+/// The server's name and version from its initialize answer.
+pub fn server_info(client: &Client) -> (Option<String>, Option<String>) {
+    let info = client.peer_info();
+    let imp = info.as_ref().and_then(|i| i.server_info.as_ref());
+    (imp.map(|s| s.name.clone()), imp.map(|s| s.version.clone()))
+}
+
+async fn live(spec: &str, timeout: Duration) -> Result<Snapshot> {
+    let (client, source) = connect(spec, timeout).await?;
+    let fail = |what: &str, e: String| Error::Input(format!("{source}: {what}: {e}"));
+    let listed = tokio::time::timeout(timeout, client.list_all_tools())
         .await
-        .map_err(|_| Error::Input(format!("{source}: no tools/list answer within {timeout:?}")))?
+        .map_err(|_| Error::Input(format!("{source}: no tools/list answer within {timeout:?}")))
+        .and_then(|r| r.map_err(|e| fail("tools/list failed", e.to_string())));
+    let (server, server_version) = server_info(&client);
+    let _ = client.cancel().await;
+    let mut tools = Vec::new();
+    for t in listed? {
+        let v = serde_json::to_value(&t).map_err(|e| fail("bad tool", e.to_string()))?;
+        tools.push(Tool::from_json(&v).map_err(|e| fail("bad tool", e))?);
+    }
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(Snapshot {
+        server,
+        server_version,
+        captured_at: None,
+        source,
+        tools,
+    })
 }
 
 async fn read_bytes(path: &str) -> Result<(String, bytes::Bytes)> {

@@ -3,6 +3,7 @@
 //! Exit codes: 0 ok, 1 a finding the user asked to fail on, 2 an error. A closed pipe
 //! (`| head`) is not an error.
 
+mod canary;
 mod common;
 mod drift;
 mod functions;
@@ -29,6 +30,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    Canary(canary::Args),
     Drift(drift::Args),
     Functions(functions::Args),
     Ingest(ingest::Args),
@@ -43,6 +45,7 @@ enum Command {
 
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Canary(a) => canary::run(a).await,
         Command::Drift(a) => drift::run(a).await,
         Command::Functions(a) => functions::run(a).await,
         Command::Ingest(a) => ingest::run(a).await,

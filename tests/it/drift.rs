@@ -260,7 +260,7 @@ fn snapshot_of_a_saved_tools_list_round_trips() {
     );
 }
 
-fn everything() -> String {
+pub fn everything() -> String {
     let js = std::env::var("GROUNDCHECK_MCP_EVERYTHING")
         .map(PathBuf::from)
         .unwrap_or_else(|_| {
@@ -409,7 +409,11 @@ impl Drop for Killed {
 
 #[test]
 fn snapshot_over_streamable_http_equals_stdio() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let server = everything();
     let js = server.split(' ').nth(1).unwrap().to_string();
     let _child = Killed(
@@ -424,11 +428,21 @@ fn snapshot_over_streamable_http_equals_stdio() {
     );
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(std::time::Instant::now() < deadline, "server-everything did not listen on {port}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "server-everything did not listen on {port}"
+        );
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let r = run(&root(), &["drift", &format!("stdio:{server}"), &url, "--timeout", "30"]);
+    let r = run(
+        &root(),
+        &["drift", &format!("stdio:{server}"), &url, "--timeout", "30"],
+    );
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    assert!(r.stdout.contains(&format!("-> {url}: 0 change(s)")), "{}", r.stdout);
+    assert!(
+        r.stdout.contains(&format!("-> {url}: 0 change(s)")),
+        "{}",
+        r.stdout
+    );
 }

@@ -1,0 +1,149 @@
+//! `groundcheck canary` against a real MCP server (server-everything from npm): traces as
+//! steps, the baseline, expectation failures, a behaviour change, and --every.
+
+use crate::drift::everything;
+use crate::support::{ok, root, run};
+
+fn canary(dir: &std::path::Path, canaries: &str, extra: &[&str]) -> crate::support::Run {
+    let file = dir.join("canaries.jsonl");
+    std::fs::write(&file, canaries).unwrap();
+    let out = dir.join("out");
+    let server = everything();
+    let mut args = vec![
+        "canary",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    args.push("--");
+    args.extend(server.split(' '));
+    run(&root(), &args)
+}
+
+#[test]
+fn canaries_record_a_baseline_and_catch_changes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let good = std::fs::read_to_string(root().join("tests/fixtures/canaries.jsonl")).unwrap();
+    let r = canary(tmp.path(), &good, &[]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .starts_with("PASS echo-hello\nPASS sum-2-3\nPASS structured\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("3 passed, 0 failed"), "{}", r.stdout);
+    let baseline = tmp.path().join("out/canary/baseline.jsonl");
+    let text = std::fs::read_to_string(&baseline).unwrap();
+    assert!(
+        text.contains(r#"{"name":"sum-2-3","result":"\"The sum of 2 and 3 is 5.\"","rows":1"#),
+        "{text}"
+    );
+
+    // The calls are trace steps the steps table reads.
+    let traces = tmp.path().join("out/canary/traces");
+    let rows = ok(
+        &root(),
+        &[
+            "sql",
+            "--data",
+            tmp.path().to_str().unwrap(),
+            "--table",
+            &format!("steps={}", traces.display()),
+            "--format",
+            "csv",
+            "SELECT tool, kind, is_error, result FROM steps WHERE tool = 'get-sum' ORDER BY step",
+        ],
+    );
+    assert_eq!(
+        rows,
+        "tool,kind,is_error,result\nget-sum,tool_call,,\nget-sum,tool_result,false,\"\"\"The sum of 2 and 3 is 5.\"\"\"\n"
+    );
+
+    // The tool behaves differently from the baseline: its structure changed.
+    let edited: String = text
+        .lines()
+        .map(|l| {
+            if l.contains("\"structured\"") {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                serde_json::json!({"name": "structured", "shape": "0123456789abcdef", "rows": 5, "result": v["result"]}).to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&baseline, edited + "\n").unwrap();
+    let r = canary(tmp.path(), &good, &[]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("FAIL structured: result shape changed (0123456789abcdef -> "),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("     structured: rows 5 -> 1"),
+        "{}",
+        r.stdout
+    );
+
+    // --update-baseline accepts the new behaviour.
+    assert_eq!(canary(tmp.path(), &good, &["--update-baseline"]).code, 1);
+    assert_eq!(canary(tmp.path(), &good, &[]).code, 0);
+}
+
+#[test]
+fn failed_expectations_and_errors_exit_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = canary(
+        tmp.path(),
+        concat!(
+            r#"{"name": "wrong-sum", "tool": "get-sum", "arguments": {"a": 2, "b": 3}, "expect": {"exact": "The sum of 2 and 3 is 6."}}"#,
+            "\n",
+            r#"{"name": "gone", "tool": "no-such-tool", "arguments": {}}"#,
+            "\n",
+            r#"{"name": "bad-args", "tool": "get-sum", "arguments": {"a": "two"}, "expect": {"error": true}}"#,
+            "\n",
+        ),
+        &[],
+    );
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("FAIL wrong-sum: result \"The sum of 2 and 3 is 5.\" is not the expected \"The sum of 2 and 3 is 6.\""), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("FAIL gone: the call returned a tool error"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("PASS bad-args"), "{}", r.stdout);
+    assert!(r.stdout.contains("1 passed, 2 failed"), "{}", r.stdout);
+}
+
+#[test]
+fn every_repeats_and_bad_files_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let one = r#"{"name": "echo", "tool": "echo", "arguments": {"message": "x"}}"#;
+    let r = canary(tmp.path(), one, &["--every", "1s", "--runs", "2"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.stdout.matches("PASS echo").count(), 2, "{}", r.stdout);
+    assert_eq!(
+        std::fs::read_dir(tmp.path().join("out/canary/traces"))
+            .unwrap()
+            .count(),
+        2
+    );
+    let r = canary(
+        tmp.path(),
+        "{\"name\": \"a\", \"tool\": \"echo\"}\n{\"name\": \"b\", \"tool\": \"echo\", \"expect\": {\"min_rows\": -1}}\n",
+        &[],
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("canaries.jsonl:2: field `expect.min_rows`: expected a whole number, got -1"),
+        "{}",
+        r.stderr
+    );
+}
