@@ -145,45 +145,7 @@ pub fn result_value(call: &Value) -> Value {
     Value::Array(content)
 }
 
-/// The structure of a value: object keys and value types, arrays as their items' shapes
-/// (deduplicated), scalars as their type name. Values do not matter.
-pub fn shape(v: &Value) -> Value {
-    match v {
-        Value::Null => json!("null"),
-        Value::Bool(_) => json!("boolean"),
-        Value::Number(_) => json!("number"),
-        Value::String(_) => json!("string"),
-        Value::Array(a) => {
-            let mut items: Vec<Value> = a.iter().map(shape).collect();
-            items.sort_by_key(|x| x.to_string());
-            items.dedup();
-            Value::Array(items)
-        }
-        Value::Object(o) => Value::Object(o.iter().map(|(k, x)| (k.clone(), shape(x))).collect()),
-    }
-}
-
-/// Rows in a result: an array's length; for an object, `count`/`total` when given, else
-/// its largest array; a non-empty scalar is one row.
-pub fn rows(v: &Value) -> u64 {
-    match v {
-        Value::Array(a) => a.len() as u64,
-        Value::Object(o) => o
-            .get("count")
-            .or(o.get("total"))
-            .and_then(Value::as_u64)
-            .or_else(|| {
-                o.values()
-                    .filter_map(Value::as_array)
-                    .map(|a| a.len() as u64)
-                    .max()
-            })
-            .unwrap_or(if o.is_empty() { 0 } else { 1 }),
-        Value::String(s) => u64::from(!s.is_empty()),
-        Value::Null => 0,
-        _ => 1,
-    }
-}
+pub use groundcheck_udfs::result_shape::{rows, shape};
 
 /// What the baseline keeps per canary.
 #[derive(Debug, Clone, PartialEq)]
@@ -196,7 +158,7 @@ pub struct Seen {
 impl Seen {
     pub fn of(result: &Value) -> Seen {
         Seen {
-            shape: crate::drift_shape_hash(&shape(result)),
+            shape: groundcheck_udfs::result_shape::shape_hash(result),
             rows: rows(result),
             result: result.to_string(),
         }

@@ -23,8 +23,3 @@ pub mod snapshot;
 
 pub use error::{Error, Result};
 pub use session::{Session, SessionOptions};
-
-/// 16 hex digits of SHA-256 over a value's canonical JSON (keys sorted).
-pub fn drift_shape_hash(v: &serde_json::Value) -> String {
-    groundcheck_udfs::drift::short_hash(&v.to_string())
-}

@@ -41,6 +41,7 @@ pub const FILES: &[(&str, &str)] = query_files![
     "metrics/grounding.sql",
     "metrics/policy.sql",
     "replay.sql",
+    "response_anomalies.sql",
     "replay_summary.sql",
     "report.sql",
     "tasks.sql",

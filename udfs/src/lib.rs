@@ -11,6 +11,7 @@ pub mod drift;
 pub mod policy_violations;
 pub mod predicate_match;
 pub mod result_is_empty;
+pub mod result_shape;
 pub mod semver_bump;
 pub mod sql;
 pub mod sql_fields;
@@ -33,6 +34,8 @@ pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
         ScalarUDF::new_from_impl(predicate_match::PredicateMatch::verdict()),
         ScalarUDF::new_from_impl(predicate_match::PredicateMatch::reason()),
         ScalarUDF::new_from_impl(result_is_empty::ResultIsEmpty::default()),
+        ScalarUDF::new_from_impl(result_shape::ResultShape::shape()),
+        ScalarUDF::new_from_impl(result_shape::ResultShape::rows()),
         ScalarUDF::new_from_impl(semver_bump::Semver::bump()),
         ScalarUDF::new_from_impl(semver_bump::Semver::allows()),
         ScalarUDF::new_from_impl(sql_fields::SqlFields::default()),
