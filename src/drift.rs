@@ -129,6 +129,8 @@ pub struct Drift {
     pub ignored: usize,
     pub versions: Vec<Version>,
     pub client_range: Option<String>,
+    /// With --replay: per tool, what the recorded calls would do against NEW.
+    pub replay: Vec<String>,
 }
 
 pub struct Options<'a> {
@@ -208,6 +210,7 @@ pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
         ignored,
         versions,
         client_range: opts.client_range.map(str::to_string),
+        replay: Vec::new(),
     })
 }
 
@@ -295,4 +298,53 @@ impl Drift {
             .or(self.old.server.clone())
             .unwrap_or_else(|| "server".to_string())
     }
+}
+
+/// Seed 002's evidence beside the diff: every recorded call of the project at `data` to
+/// the new snapshot's server, checked against the new schemas (queries/replay_summary.sql).
+pub async fn replay(d: &Drift, data: &str) -> Result<Vec<String>> {
+    use datafusion::dataframe::DataFrameWriteOptions;
+    let session = crate::Session::open(crate::SessionOptions {
+        data: data.to_string(),
+        ..Default::default()
+    })
+    .await?;
+    let server = d.server();
+    let rows = crate::snapshot::rows(&d.new, &server, "1970-01-01T00:00:00Z");
+    let batch = crate::snapshot::batch(&rows)?;
+    session
+        .ctx
+        .read_batch(batch)?
+        .write_table("candidate_snapshots", DataFrameWriteOptions::new())
+        .await?;
+    let (_, batches) = crate::scoring::collect(
+        &session.ctx,
+        "SELECT * FROM replay_summary ORDER BY server, tool",
+    )
+    .await?;
+    let mut out = Vec::new();
+    for r in crate::scoring::rows_as_json(&batches)? {
+        let n = |k: &str| r.get(k).and_then(serde_json::Value::as_i64).unwrap_or(0);
+        let s = |k: &str| {
+            r.get(k)
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        out.push(if n("failing") > 0 {
+            format!(
+                "{} of {} recorded calls to {} would fail: {}",
+                n("failing"),
+                n("calls"),
+                s("tool"),
+                s("reasons")
+            )
+        } else {
+            format!("all {} recorded calls to {} pass", n("calls"), s("tool"))
+        });
+    }
+    if out.is_empty() {
+        out.push(format!("no recorded call to a tool of {server} in {data}"));
+    }
+    Ok(out)
 }

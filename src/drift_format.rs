@@ -95,6 +95,9 @@ fn table(d: &Drift) -> String {
     for v in &d.versions {
         out += &format!("semver {}\n", version_line(v));
     }
+    for r in &d.replay {
+        out += &format!("replay {r}\n");
+    }
     out
 }
 
@@ -130,6 +133,7 @@ pub fn to_json(d: &Drift) -> Value {
             "problem": v.problem,
             "client": v.client.as_ref().map(|(ok, why)| json!({"range": d.client_range, "allowed": ok, "why": why})),
         })).collect::<Vec<_>>(),
+        "replay": d.replay,
     })
 }
 
@@ -173,6 +177,12 @@ fn markdown(d: &Drift) -> String {
     out += "## Versions\n\n";
     for v in &d.versions {
         out += &format!("- {}\n", version_line(v));
+    }
+    if !d.replay.is_empty() {
+        out += "\n## Recorded calls against the new schemas\n\n";
+        for r in &d.replay {
+            out += &format!("- {r}\n");
+        }
     }
     if d.ignored > 0 {
         out += &format!("\n{} change(s) ignored by the ignore file.\n", d.ignored);

@@ -63,6 +63,11 @@ pub struct Args {
     #[arg(long, default_value_t = 60.0, value_name = "SECS")]
     timeout: f64,
 
+    /// Also check every recorded call in this project's traces (a --data folder) against
+    /// NEW's schemas, and say how many would fail and why (seed 002's evidence).
+    #[arg(long, value_name = "DATA")]
+    replay: Option<String>,
+
     /// Print the rules table (id, direction, severity, action, text) and exit; with
     /// `--format markdown`, as docs/drift-rules.md.
     #[arg(long)]
@@ -107,7 +112,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let new = load(&new, server, timeout)
         .await
         .context("cannot read NEW")?;
-    let drift = judge(
+    let mut drift = judge(
         old,
         new,
         &Options {
@@ -116,6 +121,11 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             client_range: args.client_range.as_deref(),
         },
     )?;
+    if let Some(data) = &args.replay {
+        drift.replay = groundcheck::drift::replay(&drift, data)
+            .await
+            .with_context(|| format!("cannot replay the calls of {data}"))?;
+    }
     let text = render(&drift, args.format);
     match &args.output {
         Some(p) => write_atomic(p, text.as_bytes())

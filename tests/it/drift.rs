@@ -446,3 +446,36 @@ fn snapshot_over_streamable_http_equals_stdio() {
         r.stdout
     );
 }
+
+#[test]
+fn replay_puts_recorded_calls_beside_the_diff() {
+    // The demo's generic warehouse renames run_sql's 'sql' to 'query' in a candidate.
+    let r = run(
+        &root(),
+        &[
+            "drift",
+            "datasets/demo/snapshots",
+            "tests/fixtures/drift/warehouse-candidate.json",
+            "--server",
+            "generic-warehouse",
+            "--replay",
+            "datasets/demo",
+        ],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("BLOCK  likely-breaking  run_sql  parameter 'sql' likely renamed to 'query'"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.ends_with(
+            "replay all 1 recorded calls to describe_table pass\n\
+             replay all 1 recorded calls to list_tables pass\n\
+             replay 41 of 41 recorded calls to run_sql would fail: 41 x Schema mismatch: missing required parameter 'query'; 41 x Schema mismatch: unknown parameter 'sql'\n"
+        ),
+        "{}",
+        r.stdout
+    );
+}
