@@ -17,6 +17,7 @@ pub mod model;
 pub mod oracle;
 pub mod output;
 pub mod queries;
+pub mod sample;
 pub mod scoring;
 pub mod session;
 pub mod snapshot;

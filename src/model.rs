@@ -324,6 +324,12 @@ pub static STEPS: LazyLock<TableSpec> = LazyLock::new(|| {
                 "End-user identity the call was made for.",
             ),
             col(
+                "user_role",
+                Ty::Str,
+                OPT,
+                "Role of that user, when the trace records it (stratifies `sample`).",
+            ),
+            col(
                 "credential_subject",
                 Ty::Str,
                 OPT,
@@ -690,7 +696,44 @@ pub static TOOL_SNAPSHOTS: LazyLock<TableSpec> = LazyLock::new(|| {
 });
 
 /// Every input table, in the order they are registered and documented.
-pub fn all_tables() -> [&'static TableSpec; 12] {
+/// `report_history`: every report ever recorded, one row per metric (long form).
+pub static REPORT_HISTORY: LazyLock<TableSpec> = LazyLock::new(|| {
+    TableSpec::new(
+        "report_history",
+        "history",
+        "Every recorded report in long form, one row per server, run and metric (`groundcheck report --history DIR` appends a file per report).",
+        vec![
+            col(
+                "recorded_at",
+                Ty::Timestamp,
+                REQ,
+                "When the report was made.",
+            ),
+            col("server", Ty::Str, REQ, "Server under test."),
+            col("run_id", Ty::Str, REQ, "The run reported on."),
+            col(
+                "metric",
+                Ty::Str,
+                REQ,
+                "A report field (`correct_and_grounded`, `failures_by_class.semantic`, …).",
+            ),
+            col(
+                "value",
+                Ty::Float,
+                OPT,
+                "Its value; null when the report has none.",
+            ),
+            col(
+                "note",
+                Ty::Str,
+                OPT,
+                "What changed before this report, in the user's words (`--note`).",
+            ),
+        ],
+    )
+});
+
+pub fn all_tables() -> [&'static TableSpec; 13] {
     [
         &CASES,
         &STEPS,
@@ -704,6 +747,7 @@ pub fn all_tables() -> [&'static TableSpec; 12] {
         &TOOL_CONTEXT,
         &TOOL_SNAPSHOTS,
         &REVIEWS,
+        &REPORT_HISTORY,
     ]
 }
 

@@ -44,7 +44,11 @@ pub const FILES: &[(&str, &str)] = query_files![
     "response_anomalies.sql",
     "replay_summary.sql",
     "report.sql",
+    "suite/curation.sql",
+    "suite/impact.sql",
     "tasks.sql",
+    "trace_outcomes.sql",
+    "trends.sql",
 ];
 
 /// The header keys every query file must have, besides its kind.

@@ -425,3 +425,44 @@ pub fn policy_banner(labels: &[RecordBatch]) -> Result<String> {
     }
     Ok(out)
 }
+
+/// Appends a report to a history folder as `report_history` rows (long form: one per
+/// server, run and metric), in a file of its own named by the time.
+pub fn append_history(
+    dir: &Path,
+    report: &[RecordBatch],
+    at: chrono::DateTime<chrono::Utc>,
+    note: Option<&str>,
+) -> Result<std::path::PathBuf> {
+    let recorded_at = at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
+    let mut rows = Vec::new();
+    for r in rows_as_json(report)? {
+        let s = |k: &str| r.get(k).cloned().unwrap_or(Value::Null);
+        let mut push = |metric: String, v: Option<&Value>| {
+            rows.push(serde_json::json!({
+                "recorded_at": recorded_at, "server": s("server"), "run_id": s("run_id"),
+                "metric": metric, "value": v.and_then(Value::as_f64), "note": note,
+            }));
+        };
+        for (k, v) in &r {
+            match (k.as_str(), v) {
+                ("server" | "run_id", _) => {}
+                (_, Value::Object(inner)) => {
+                    for (ik, iv) in inner {
+                        push(format!("{k}.{ik}"), Some(iv));
+                    }
+                }
+                _ => push(k.clone(), Some(v)),
+            }
+        }
+    }
+    let schema = crate::model::REPORT_HISTORY.schema.clone();
+    let mut decoder = arrow::json::ReaderBuilder::new(schema.clone()).build_decoder()?;
+    decoder.serialize(&rows)?;
+    let batch = decoder
+        .flush()?
+        .unwrap_or_else(|| RecordBatch::new_empty(schema.clone()));
+    let path = dir.join(format!("report-{}.parquet", recorded_at.replace(':', "")));
+    write_parquet(&path, schema, &[batch])?;
+    Ok(path)
+}

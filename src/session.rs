@@ -132,6 +132,16 @@ impl Session {
         }
         crate::oracle::register(&session.ctx)?;
         crate::drift_rules::register(&session.ctx)?;
+        // An older version of the context, filled by `groundcheck suite impact --old`.
+        for spec in OLD_TABLES.iter() {
+            session.ctx.register_table(
+                format!("old_{}", spec.name),
+                Arc::new(datafusion::datasource::MemTable::try_new(
+                    spec.schema.clone(),
+                    vec![vec![]],
+                )?),
+            )?;
+        }
         // Filled by `groundcheck replay --candidate`: the schemas a change would bring.
         session.ctx.register_table(
             "candidate_snapshots",
@@ -158,6 +168,24 @@ impl Session {
         session.register(&source)?;
         session.sources.push(source);
         Ok(session)
+    }
+
+    /// Registers the old version's tables (`old_catalog`, …) from another project folder.
+    pub async fn register_old(&mut self, project: &str) -> Result<()> {
+        let project = Location::parse(project)?;
+        for spec in OLD_TABLES.iter() {
+            // Views were planned against the (empty) old_* tables: fill them in place.
+            let source = self.find_in_project(spec, &project).await?;
+            let provider = self.provider(&source)?;
+            self.ctx
+                .read_table(provider)?
+                .write_table(
+                    &format!("old_{}", spec.name),
+                    datafusion::dataframe::DataFrameWriteOptions::new(),
+                )
+                .await?;
+        }
+        Ok(())
     }
 
     fn store(&self, loc: &Location) -> Result<Arc<dyn ObjectStore>> {
@@ -321,6 +349,16 @@ impl Session {
         })
     }
 }
+
+/// The tables `suite impact` compares with an older version.
+static OLD_TABLES: std::sync::LazyLock<[&'static TableSpec; 4]> = std::sync::LazyLock::new(|| {
+    [
+        &*crate::model::CATALOG,
+        &*crate::model::GLOSSARY,
+        &*crate::model::POLICIES,
+        &*crate::model::TOOL_SNAPSHOTS,
+    ]
+});
 
 /// A SessionContext with our functions, datafusion-functions-json's, and an object store
 /// registry that builds S3 stores on first use.

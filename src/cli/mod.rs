@@ -12,8 +12,10 @@ mod label;
 mod replay;
 mod report;
 mod review;
+mod sample;
 mod snapshot;
 mod sql;
+mod suite;
 mod tables;
 
 use std::process::ExitCode;
@@ -38,8 +40,10 @@ enum Command {
     Replay(replay::Args),
     Report(report::Args),
     Review(review::Args),
+    Sample(sample::Args),
     Snapshot(snapshot::Args),
     Sql(sql::Args),
+    Suite(suite::Args),
     Tables(tables::Args),
 }
 
@@ -53,8 +57,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Replay(a) => replay::run(a).await,
         Command::Report(a) => report::run(a).await,
         Command::Review(a) => review::run(a).await,
+        Command::Sample(a) => sample::run(a).await,
         Command::Snapshot(a) => snapshot::run(a).await,
         Command::Sql(a) => sql::run(a).await,
+        Command::Suite(a) => suite::run(a).await,
         Command::Tables(a) => tables::run(a).await,
     }
 }

@@ -31,6 +31,19 @@ pub struct Args {
 
     #[command(flatten)]
     oracle: Oracle,
+
+    /// Also append this report to a history folder (the report_history table, one
+    /// Parquet file per report), for queries/trends.sql.
+    #[arg(long, value_name = "DIR")]
+    history: Option<std::path::PathBuf>,
+
+    /// With --history: what changed before this report, in your words.
+    #[arg(long, requires = "history")]
+    note: Option<String>,
+
+    /// With --history: the time to record (RFC 3339; default now).
+    #[arg(long, requires = "history", value_name = "TIME")]
+    recorded_at: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -71,6 +84,16 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     groundcheck::output::write_atomic(&out.join("report.json"), json.as_bytes())
         .context("cannot write report.json")?;
     scoring::write_parquet(&out.join("report.parquet"), rschema, &report)?;
+    if let Some(dir) = &args.history {
+        let at = match &args.recorded_at {
+            Some(t) => chrono::DateTime::parse_from_rfc3339(t)
+                .with_context(|| format!("--recorded-at {t}: not an RFC 3339 time"))?
+                .with_timezone(&chrono::Utc),
+            None => chrono::Utc::now(),
+        };
+        let path = scoring::append_history(dir, &report, at, args.note.as_deref())?;
+        eprintln!("history: {}", path.display());
+    }
     print!("{}", scoring::policy_banner(&labels)?);
     print!("{}", scoring::report_table(&report)?);
     println!();

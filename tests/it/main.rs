@@ -7,4 +7,5 @@ mod cli;
 mod drift;
 mod s3;
 mod scoring;
+mod suite;
 mod support;
