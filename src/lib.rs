@@ -11,6 +11,7 @@ pub mod drift;
 pub mod drift_format;
 pub mod drift_rules;
 pub mod error;
+pub mod import;
 pub mod ingest;
 pub mod location;
 pub mod model;

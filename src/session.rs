@@ -86,6 +86,8 @@ pub struct SessionOptions {
     /// `NAME=PATH` overrides: a table read from a file, folder or glob of its own.
     pub tables: Vec<(String, String)>,
     pub read: ReadOptions,
+    /// The steps table given as rows (from `--traces-from`), instead of found.
+    pub steps: Option<arrow::array::RecordBatch>,
 }
 
 pub struct Session {
@@ -123,6 +125,18 @@ impl Session {
             read: opts.read.clone(),
         };
         for spec in all_tables() {
+            if spec.name == "steps"
+                && let Some(b) = &opts.steps
+            {
+                session.ctx.register_table(
+                    "steps",
+                    Arc::new(datafusion::datasource::MemTable::try_new(
+                        b.schema(),
+                        vec![vec![b.clone()]],
+                    )?),
+                )?;
+                continue;
+            }
             let source = match overrides.get(spec.name) {
                 Some(path) => session.find_at(spec, &Location::parse(path)?, true).await?,
                 None => session.find_in_project(spec, &project).await?,

@@ -24,6 +24,12 @@ pub struct Input {
     #[arg(long, value_enum, default_value_t = OnBadLine::Fail)]
     pub on_bad_line: OnBadLine,
 
+    /// Read the traces (the steps table) from files of another format instead:
+    /// FORMAT=PATH with FORMAT otlp, openinference or mcp-log (docs/importers.md).
+    /// Repeatable, one format.
+    #[arg(long = "traces-from", value_name = "FORMAT=PATH", value_parser = parse_traces_from)]
+    pub traces_from: Vec<(groundcheck::import::Format, PathBuf)>,
+
     /// Longest input line accepted, in bytes.
     #[arg(long, default_value_t = 16 * 1024 * 1024)]
     pub max_line_bytes: usize,
@@ -36,6 +42,15 @@ pub struct Output {
     pub out: PathBuf,
 }
 
+fn parse_traces_from(s: &str) -> Result<(groundcheck::import::Format, PathBuf), String> {
+    let (f, p) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected FORMAT=PATH, got {s}"))?;
+    let format = groundcheck::import::Format::parse(f.trim())
+        .ok_or_else(|| format!("'{f}' is not a trace format (otlp, openinference, mcp-log)"))?;
+    Ok((format, PathBuf::from(p.trim())))
+}
+
 fn parse_table(s: &str) -> Result<(String, String), String> {
     s.split_once('=')
         .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
@@ -45,7 +60,27 @@ fn parse_table(s: &str) -> Result<(String, String), String> {
 
 impl Input {
     pub async fn open(&self) -> anyhow::Result<Session> {
+        let steps = match self.traces_from.first() {
+            None => None,
+            Some((format, _)) => {
+                if self.traces_from.iter().any(|(f, _)| f != format) {
+                    anyhow::bail!("--traces-from: one format at a time");
+                }
+                let paths: Vec<PathBuf> = self.traces_from.iter().map(|(_, p)| p.clone()).collect();
+                let files = super::import::read_inputs(&paths)?;
+                let imported = groundcheck::import::import(
+                    *format,
+                    &files,
+                    &groundcheck::import::Options::default(),
+                )?;
+                for (what, n) in &imported.lacking {
+                    eprintln!("note: --traces-from lacks {what}: {n}");
+                }
+                Some(groundcheck::import::steps_batch(&imported.steps)?)
+            }
+        };
         let session = Session::open(SessionOptions {
+            steps,
             data: self.data.clone(),
             tables: self.tables.clone(),
             read: ReadOptions {

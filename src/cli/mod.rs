@@ -7,6 +7,7 @@ mod canary;
 mod common;
 mod drift;
 mod functions;
+mod import;
 mod ingest;
 mod label;
 mod replay;
@@ -35,6 +36,7 @@ enum Command {
     Canary(canary::Args),
     Drift(drift::Args),
     Functions(functions::Args),
+    Import(import::Args),
     Ingest(ingest::Args),
     Label(label::Args),
     Replay(replay::Args),
@@ -52,6 +54,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Canary(a) => canary::run(a).await,
         Command::Drift(a) => drift::run(a).await,
         Command::Functions(a) => functions::run(a).await,
+        Command::Import(a) => import::run(a).await,
         Command::Ingest(a) => ingest::run(a).await,
         Command::Label(a) => label::run(a).await,
         Command::Replay(a) => replay::run(a).await,
