@@ -22,6 +22,8 @@ pub mod sample;
 pub mod scoring;
 pub mod session;
 pub mod snapshot;
+pub mod synth;
+pub mod synth_context;
 
 pub use error::{Error, Result};
 pub use session::{Session, SessionOptions};

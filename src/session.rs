@@ -92,6 +92,8 @@ pub struct SessionOptions {
 
 pub struct Session {
     pub ctx: SessionContext,
+    /// Where JSONL reads report bytes read, once a verb sets it (a progress bar).
+    pub progress: Arc<std::sync::OnceLock<crate::ingest::jsonl::Progress>>,
     pub sources: Vec<TableSource>,
     pub rejects: Rejects,
     /// Things the user should know that are not errors (a missing table, an ignored file).
@@ -123,6 +125,7 @@ impl Session {
             rejects: Rejects::default(),
             notes: Vec::new(),
             read: opts.read.clone(),
+            progress: Arc::default(),
         };
         for spec in all_tables() {
             if spec.name == "steps"
@@ -177,6 +180,7 @@ impl Session {
             rejects: Rejects::default(),
             notes: Vec::new(),
             read: ReadOptions::default(),
+            progress: Arc::default(),
         };
         let source = session.find_at(spec, &Location::parse(path)?, true).await?;
         session.register(&source)?;
@@ -353,6 +357,7 @@ impl Session {
                             files,
                             read: self.read.clone(),
                             rejects: self.rejects.clone(),
+                            progress: self.progress.clone(),
                         }) as Arc<dyn PartitionStream>
                     })
                     .collect();
@@ -394,12 +399,21 @@ pub fn new_context() -> Result<SessionContext> {
     Ok(ctx)
 }
 
-#[derive(Debug)]
 struct JsonlPartition {
     spec: &'static TableSpec,
     files: Vec<SourceFile>,
     read: ReadOptions,
     rejects: Rejects,
+    progress: Arc<std::sync::OnceLock<crate::ingest::jsonl::Progress>>,
+}
+
+impl std::fmt::Debug for JsonlPartition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JsonlPartition")
+            .field("table", &self.spec.name)
+            .field("files", &self.files.len())
+            .finish()
+    }
 }
 
 impl PartitionStream for JsonlPartition {
@@ -413,7 +427,7 @@ impl PartitionStream for JsonlPartition {
             self.files.clone(),
             self.read.clone(),
             self.rejects.clone(),
-            None,
+            self.progress.get().cloned(),
         )
     }
 }

@@ -40,6 +40,30 @@ pub struct Output {
     /// Folder for outputs (and rejects.jsonl).
     #[arg(long, default_value = "out")]
     pub out: PathBuf,
+
+    /// No progress bar (it shows only on a terminal anyway) and no notes.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+impl Output {
+    /// A progress bar of JSONL bytes read, fed by every scan of the session's tables.
+    pub fn progress(&self, session: &Session) -> indicatif::ProgressBar {
+        let bar = if self.quiet {
+            indicatif::ProgressBar::hidden()
+        } else {
+            indicatif::ProgressBar::new_spinner()
+        };
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} read {bytes} of traces and cases, {bytes_per_sec}, {elapsed}",
+            )
+            .expect("static template"),
+        );
+        let b = bar.clone();
+        let _ = session.progress.set(std::sync::Arc::new(move |n| b.inc(n)));
+        bar
+    }
 }
 
 fn parse_traces_from(s: &str) -> Result<(groundcheck::import::Format, PathBuf), String> {

@@ -24,10 +24,6 @@ pub struct Args {
     /// Split every table that has this column (e.g. run_id) into COL=value/ folders.
     #[arg(long, value_name = "COLUMN")]
     partition_by: Option<String>,
-
-    /// No progress bar and no notes.
-    #[arg(long, short)]
-    quiet: bool,
 }
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -55,7 +51,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(|s| s.bytes())
         .sum();
     let (bar, progress) = progress_bar(jsonl_bytes);
-    if args.quiet {
+    if args.output.quiet {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     let opts = IngestOptions {
@@ -64,7 +60,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let result = ingest(&session, out, &opts, Some(progress)).await;
     bar.finish_and_clear();
     // Rejects are written even when a later table failed: they were read and must not be lost.
-    finish(&session, out, args.quiet)?;
+    finish(&session, out, args.output.quiet)?;
     let done = result.with_context(|| format!("ingest into {} failed", out.display()))?;
     for t in &done {
         println!(

@@ -17,6 +17,7 @@ mod sample;
 mod snapshot;
 mod sql;
 mod suite;
+mod synth;
 mod tables;
 
 use std::process::ExitCode;
@@ -36,6 +37,7 @@ enum Command {
     Canary(canary::Args),
     Drift(drift::Args),
     Functions(functions::Args),
+    Gen(synth::Args),
     Import(import::Args),
     Ingest(ingest::Args),
     Label(label::Args),
@@ -54,6 +56,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Canary(a) => canary::run(a).await,
         Command::Drift(a) => drift::run(a).await,
         Command::Functions(a) => functions::run(a).await,
+        Command::Gen(a) => synth::run(a).await,
         Command::Import(a) => import::run(a).await,
         Command::Ingest(a) => ingest::run(a).await,
         Command::Label(a) => label::run(a).await,

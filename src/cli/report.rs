@@ -73,7 +73,9 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let session = args.input.open().await?;
     args.oracle.apply(&session).await?;
+    let bar = args.output.progress(&session);
     let result = scoring::labels(&session.ctx).await;
+    bar.finish_and_clear();
     finish(&session, &args.output.out, false)?;
     let (schema, labels) = result.context("labeling failed")?;
     let out = &args.output.out;

@@ -10,3 +10,4 @@ mod s3;
 mod scoring;
 mod suite;
 mod support;
+mod synth;
