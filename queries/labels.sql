@@ -34,7 +34,7 @@ pol AS (
 fe AS (
   SELECT run_id, server, case_id,
     array_sort(array_distinct(array_agg(class))) AS classes,
-    array_agg(class || '/' || rule || ': ' || evidence ORDER BY class, rule, evidence) AS evidence,
+    array_sort(array_agg(class || '/' || rule || ': ' || evidence)) AS evidence,
     array_sort(array_distinct(array_agg(class || '/' || rule))) AS rules
   FROM failure_evidence GROUP BY run_id, server, case_id
 ),

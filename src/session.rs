@@ -393,6 +393,10 @@ pub fn new_context() -> Result<SessionContext> {
         .options_mut()
         .optimizer
         .enable_leaf_expression_pushdown = false;
+    // Sort-merge joins: the labels query joins ~15 per-task views on (run_id, server,
+    // case_id) with wide rows; with hash joins it took 3.3x the time and 2.8x the memory
+    // at 100k tasks (benches/RESULTS.md), and with single-partition hash joins 24 GiB.
+    config.options_mut().optimizer.prefer_hash_join = false;
     let mut ctx = SessionContext::new_with_config_rt(config, runtime);
     groundcheck_udfs::register_all(&mut ctx)?;
     datafusion_functions_json::register_all(&mut ctx)?;
