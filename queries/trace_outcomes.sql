@@ -13,6 +13,7 @@ WITH t AS (
   SELECT run_id, server, trace_id,
     max(case_id) AS case_id, max(as_user) AS as_user, max(user_role) AS user_role,
     count(*) FILTER (WHERE kind = 'tool_call') AS calls,
+    count(DISTINCT tool) FILTER (WHERE kind = 'tool_call') AS tools,
     count(*) FILTER (WHERE kind = 'clarification') AS clarifications,
     count(*) FILTER (WHERE kind = 'answer') AS answers
   FROM steps GROUP BY run_id, server, trace_id
@@ -50,7 +51,7 @@ SELECT t.run_id, t.server, t.trace_id, t.case_id, t.as_user,
   CASE
     WHEN u.trace_id IS NOT NULL OR t.answers = 0 THEN 'failure'
     WHEN t.clarifications > 0 THEN 'clarification'
-    WHEN t.calls > (SELECT count(*) FROM per_tool p WHERE p.run_id = t.run_id AND p.server = t.server AND p.trace_id = t.trace_id) THEN 'retry'
+    WHEN t.calls > t.tools THEN 'retry'
     ELSE 'clean'
   END AS outcome,
   t.calls, t.clarifications

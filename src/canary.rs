@@ -145,7 +145,7 @@ pub fn result_value(call: &Value) -> Value {
     Value::Array(content)
 }
 
-pub use groundcheck_udfs::result_shape::{rows, shape};
+use groundcheck_udfs::result_shape::rows;
 
 /// What the baseline keeps per canary.
 #[derive(Debug, Clone, PartialEq)]

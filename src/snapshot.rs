@@ -66,6 +66,24 @@ impl Source {
     }
 }
 
+/// `stdio:CMD` for a command given as arguments (after `--`), each quoted for `sh`.
+pub fn stdio_source(command: &[String]) -> String {
+    let quote = |s: &String| {
+        let plain = !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./:@=+,%".contains(c));
+        if plain {
+            s.clone()
+        } else {
+            format!("'{}'", s.replace('\'', "'\\''"))
+        }
+    };
+    format!(
+        "stdio:{}",
+        command.iter().map(quote).collect::<Vec<_>>().join(" ")
+    )
+}
+
 /// Takes or reads a snapshot. `server` picks one server out of stored rows that hold
 /// several; `timeout` bounds a live connection.
 pub async fn load(spec: &str, server: Option<&str>, timeout: Duration) -> Result<Snapshot> {
@@ -267,7 +285,6 @@ async fn stored(path: &str, at: Option<&str>, server: Option<&str>) -> Result<Sn
         }
     };
     let mut tools = Vec::new();
-    let mut version = None;
     for r in mine
         .iter()
         .filter(|r| r.get("captured_at").and_then(Value::as_str) == Some(when.as_str()))
@@ -281,7 +298,6 @@ async fn stored(path: &str, at: Option<&str>, server: Option<&str>) -> Result<Sn
                 })
                 .transpose()
         };
-        version = version.or(text("server_version"));
         tools.push(Tool {
             name: text("tool").unwrap_or_default(),
             title: text("title"),
@@ -294,7 +310,8 @@ async fn stored(path: &str, at: Option<&str>, server: Option<&str>) -> Result<Sn
     }
     Ok(Snapshot {
         server: Some(server),
-        server_version: version,
+        // tool_snapshots rows carry tool versions, not the server's.
+        server_version: None,
         captured_at: Some(when),
         source: path.to_string(),
         tools,

@@ -180,86 +180,31 @@ fn task(seed: u64, i: u64, cases: &mut Vec<u8>, steps: &mut Vec<u8>) -> Result<(
     serde_json::to_writer(&mut *cases, &case).map_err(|e| Error::Input(e.to_string()))?;
     cases.push(b'\n');
 
-    // Seconds from 2026-07-02T00:00:00Z, one task every 7 s.
-    let mut t = 1_782_950_400 + i as i64 * 7;
-    let mut step = 0;
-    let mut emit = |v: Value, t: i64| -> Result<()> {
-        step += 1;
-        let mut v = v;
-        v["run_id"] = json!("gen");
-        v["server"] = json!(server);
-        v["case_id"] = json!(case_id);
-        v["trace_id"] = json!(trace_id);
-        v["step"] = json!(step);
-        v["ts"] = json!(
-            chrono::DateTime::from_timestamp(t, 0)
-                .expect("time")
-                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-        );
-        serde_json::to_writer(&mut *steps, &v).map_err(|e| Error::Input(e.to_string()))?;
-        steps.push(b'\n');
-        Ok(())
+    let mut tr = Trace {
+        out: steps,
+        server,
+        case_id: &case_id,
+        trace_id: &trace_id,
+        as_user: &as_user,
+        step: 0,
+        // Seconds from 2026-07-02T00:00:00Z, one task every 7 s.
+        t: 1_782_950_400 + i as i64 * 7,
+        calls: 0,
     };
-    emit(
+    tr.emit(
+        0,
         json!({"kind": "user", "as_user": as_user, "text": question}),
-        t,
     )?;
     if r.chance(10) {
-        t += 1;
-        emit(
-            json!({"kind": "clarification", "model": MODEL, "text": "Which quarter do you mean, fiscal or calendar?", "input_tokens": 600, "output_tokens": 20}),
-            t,
-        )?;
-        t += 5;
-        emit(
+        tr.emit(1, json!({"kind": "clarification", "model": MODEL, "text": "Which quarter do you mean, fiscal or calendar?", "input_tokens": 600, "output_tokens": 20}))?;
+        tr.emit(
+            5,
             json!({"kind": "user", "as_user": as_user, "text": "Fiscal."}),
-            t,
         )?;
     }
-    t += 1;
-    emit(
-        json!({"kind": "reasoning", "model": MODEL, "text": "Plan: find the governed definition, then query.",
-                "input_tokens": 700, "output_tokens": 60}),
-        t,
-    )?;
+    tr.emit(1, json!({"kind": "reasoning", "model": MODEL, "text": "Plan: find the governed definition, then query.",
+                      "input_tokens": 700, "output_tokens": 60}))?;
     let grounded = r.chance(75);
-    let mut calls = 0;
-    let mut call = |tool: &str,
-                    args: Value,
-                    result: Value,
-                    error: bool,
-                    r: &mut Rng,
-                    t: &mut i64,
-                    emit: &mut dyn FnMut(Value, i64) -> Result<()>|
-     -> Result<()> {
-        calls += 1;
-        let call_id = format!("c{calls}");
-        *t += 1;
-        emit(
-            json!({"kind": "tool_call", "call_id": call_id, "tool": tool, "arguments": args, "as_user": as_user,
-                    "credential_subject": as_user, "model": MODEL, "input_tokens": 800 + r.below(2000), "output_tokens": 30 + r.below(120)}),
-            *t,
-        )?;
-        *t += 1;
-        let as_of = match r.below(10) {
-            0 => Value::Null,
-            1 => json!(
-                chrono::DateTime::from_timestamp(*t - 3 * 86_400, 0)
-                    .expect("time")
-                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-            ),
-            _ => json!(
-                chrono::DateTime::from_timestamp(*t - 600, 0)
-                    .expect("time")
-                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-            ),
-        };
-        let mut v = json!({"kind": "tool_result", "call_id": call_id, "tool": tool, "result": result, "is_error": error});
-        if !as_of.is_null() {
-            v["as_of"] = as_of;
-        }
-        emit(v, *t)
-    };
     if server == "generic-warehouse" {
         let sql = fill({
             let templates = if grounded { fam.good_sql } else { fam.bad_sql };
@@ -269,85 +214,44 @@ fn task(seed: u64, i: u64, cases: &mut Vec<u8>, steps: &mut Vec<u8>) -> Result<(
         // One path per task, so a trace stays within 5-12 steps.
         match r.below(100) {
             0..40 => {
-                call(
-                    "list_tables",
-                    json!({}),
-                    json!({"tables": ["customers", "subscriptions", "orders", "order_lines", "deals", "tickets"]}),
-                    false,
+                let tables = json!({"tables": ["customers", "subscriptions", "orders", "order_lines", "deals", "tickets"]});
+                tr.call(&mut r, "list_tables", json!({}), tables, false)?;
+                let table = fam.required[0].split('.').next().unwrap_or("customers");
+                tr.call(
                     &mut r,
-                    &mut t,
-                    &mut emit,
-                )?;
-                call(
                     "describe_table",
-                    json!({"table": fam.required[0].split('.').next().unwrap_or("customers")}),
+                    json!({"table": table}),
                     json!({"columns": fam.required}),
                     false,
-                    &mut r,
-                    &mut t,
-                    &mut emit,
                 )?;
-                call(
-                    "run_sql",
-                    json!({"sql": sql}),
-                    rows,
-                    false,
-                    &mut r,
-                    &mut t,
-                    &mut emit,
-                )?;
+                tr.call(&mut r, "run_sql", json!({"sql": sql}), rows, false)?;
             }
             40..55 => {
                 // A retry: the first attempt fails on a typo.
-                call(
+                let typo = json!({"sql": sql.replacen("SELECT", "SELEC", 1)});
+                tr.call(
+                    &mut r,
                     "run_sql",
-                    json!({"sql": sql.replacen("SELECT", "SELEC", 1)}),
+                    typo,
                     json!({"error": "syntax error at or near \"SELEC\""}),
                     true,
-                    &mut r,
-                    &mut t,
-                    &mut emit,
                 )?;
-                call(
-                    "run_sql",
-                    json!({"sql": sql}),
-                    rows,
-                    false,
-                    &mut r,
-                    &mut t,
-                    &mut emit,
-                )?;
+                tr.call(&mut r, "run_sql", json!({"sql": sql}), rows, false)?;
             }
             55..60 => {
                 // Paginated: two pages.
-                call(
-                    "run_sql",
-                    json!({"sql": sql}),
-                    json!({"rows": [[answer]], "columns": ["value"], "next_cursor": "p2"}),
-                    false,
+                let first = json!({"rows": [[answer]], "columns": ["value"], "next_cursor": "p2"});
+                tr.call(&mut r, "run_sql", json!({"sql": sql}), first, false)?;
+                let last = json!({"rows": [], "columns": ["value"]});
+                tr.call(
                     &mut r,
-                    &mut t,
-                    &mut emit,
-                )?;
-                call(
                     "run_sql",
                     json!({"sql": sql, "cursor": "p2"}),
-                    json!({"rows": [], "columns": ["value"]}),
+                    last,
                     false,
-                    &mut r,
-                    &mut t,
-                    &mut emit,
                 )?;
             }
-            _ => call(
-                "run_sql",
-                json!({"sql": sql}),
-                rows,
-                false,
-                &mut r,
-                &mut t,
-                &mut emit,
-            )?,
+            _ => tr.call(&mut r, "run_sql", json!({"sql": sql}), rows, false)?,
         }
     } else {
         let args = if fam.tool == "open_tickets" {
@@ -355,33 +259,82 @@ fn task(seed: u64, i: u64, cases: &mut Vec<u8>, steps: &mut Vec<u8>) -> Result<(
         } else {
             json!({"region": region, "period": "2026-Q2"})
         };
-        call(
+        tr.call(
+            &mut r,
             fam.tool,
             args,
             json!({"value": answer, "region": region}),
             false,
-            &mut r,
-            &mut t,
-            &mut emit,
         )?;
     }
-    t += 1;
-    emit(
-        json!({"kind": "assistant", "model": MODEL, "text": "Checking the result against the question.",
-                "input_tokens": 900 + r.below(1500), "output_tokens": 20 + r.below(60)}),
-        t,
-    )?;
+    tr.emit(1, json!({"kind": "assistant", "model": MODEL, "text": "Checking the result against the question.",
+                      "input_tokens": 900 + r.below(1500), "output_tokens": 20 + r.below(60)}))?;
     let said = if r.chance(85) {
         answer
     } else {
         answer + 1.0 + r.below(100) as f64
     };
-    t += 2;
-    emit(
-        json!({"kind": "answer", "model": MODEL, "text": format!("{said}"), "input_tokens": 1500, "output_tokens": 40}),
-        t,
-    )?;
-    Ok(())
+    tr.emit(2, json!({"kind": "answer", "model": MODEL, "text": format!("{said}"), "input_tokens": 1500, "output_tokens": 40}))
+}
+
+fn rfc3339(secs: i64) -> String {
+    chrono::DateTime::from_timestamp(secs, 0)
+        .expect("a time in range")
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// One task's trace as it is written: its ids, the step counter, the clock.
+struct Trace<'a> {
+    out: &'a mut Vec<u8>,
+    server: &'static str,
+    case_id: &'a str,
+    trace_id: &'a str,
+    as_user: &'a str,
+    step: u64,
+    /// Seconds since the epoch.
+    t: i64,
+    calls: u64,
+}
+
+impl Trace<'_> {
+    /// Writes a step `secs` after the previous one.
+    fn emit(&mut self, secs: i64, mut v: Value) -> Result<()> {
+        self.t += secs;
+        self.step += 1;
+        v["run_id"] = json!("gen");
+        v["server"] = json!(self.server);
+        v["case_id"] = json!(self.case_id);
+        v["trace_id"] = json!(self.trace_id);
+        v["step"] = json!(self.step);
+        v["ts"] = json!(rfc3339(self.t));
+        serde_json::to_writer(&mut *self.out, &v).map_err(|e| Error::Input(e.to_string()))?;
+        self.out.push(b'\n');
+        Ok(())
+    }
+
+    /// A tool call and its result; the result's as_of is fresh, 3 days stale, or missing.
+    fn call(
+        &mut self,
+        r: &mut Rng,
+        tool: &str,
+        args: Value,
+        result: Value,
+        error: bool,
+    ) -> Result<()> {
+        self.calls += 1;
+        let call_id = format!("c{}", self.calls);
+        let as_user = self.as_user;
+        self.emit(1, json!({"kind": "tool_call", "call_id": call_id, "tool": tool, "arguments": args, "as_user": as_user,
+                            "credential_subject": as_user, "model": MODEL, "input_tokens": 800 + r.below(2000), "output_tokens": 30 + r.below(120)}))?;
+        let mut v = json!({"kind": "tool_result", "call_id": call_id, "tool": tool, "result": result, "is_error": error});
+        let at = self.t + 1;
+        match r.below(10) {
+            0 => {}
+            1 => v["as_of"] = json!(rfc3339(at - 3 * 86_400)),
+            _ => v["as_of"] = json!(rfc3339(at - 600)),
+        }
+        self.emit(1, v)
+    }
 }
 
 /// Tasks per traces file.

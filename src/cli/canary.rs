@@ -84,7 +84,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let canaries = canary::parse(&args.canaries.display().to_string(), &text)?;
     let source = match &args.source {
         Some(s) => s.clone(),
-        None => format!("stdio:{}", args.command.join(" ")),
+        None => groundcheck::snapshot::stdio_source(&args.command),
     };
     let mut n = 0;
     loop {

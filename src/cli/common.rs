@@ -70,8 +70,8 @@ fn parse_traces_from(s: &str) -> Result<(groundcheck::import::Format, PathBuf), 
     let (f, p) = s
         .split_once('=')
         .ok_or_else(|| format!("expected FORMAT=PATH, got {s}"))?;
-    let format = groundcheck::import::Format::parse(f.trim())
-        .ok_or_else(|| format!("'{f}' is not a trace format (otlp, openinference, mcp-log)"))?;
+    let format = <groundcheck::import::Format as clap::ValueEnum>::from_str(f.trim(), false)
+        .map_err(|_| format!("'{f}' is not a trace format (otlp, openinference, mcp-log)"))?;
     Ok((format, PathBuf::from(p.trim())))
 }
 

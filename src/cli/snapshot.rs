@@ -45,28 +45,10 @@ pub struct Args {
     timeout: f64,
 }
 
-fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:@=+,%".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
-}
-
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let source = match &args.source {
         Some(s) => s.clone(),
-        None => format!(
-            "stdio:{}",
-            args.command
-                .iter()
-                .map(|a| shell_quote(a))
-                .collect::<Vec<_>>()
-                .join(" ")
-        ),
+        None => groundcheck::snapshot::stdio_source(&args.command),
     };
     let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
     let snap: Snapshot = load(&source, None, timeout).await?;

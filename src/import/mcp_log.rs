@@ -13,6 +13,37 @@ fn key(id: &Value) -> String {
     id.to_string()
 }
 
+/// The tool_call step of a tools/call request (at `seq`, time `ts`); the response's step
+/// is built from it.
+fn call_step(
+    req: &Value,
+    seq: usize,
+    ts: Option<chrono::DateTime<chrono::Utc>>,
+    server: &Option<String>,
+    stem: &str,
+) -> Step {
+    let params = req.get("params");
+    let meta = params.and_then(|p| p.get("_meta"));
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+    Step {
+        kind: "tool_call",
+        ts,
+        seq: seq * 2,
+        trace_id: text(meta.and_then(|m| m.get("trace_id").or(m.get("traceId"))))
+            .unwrap_or_else(|| stem.to_string()),
+        server: server.clone(),
+        case_id: text(meta.and_then(|m| m.get("case_id"))),
+        as_user: text(meta.and_then(|m| m.get("as_user"))),
+        call_id: req.get("id").map(|id| match id {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }),
+        tool: text(params.and_then(|p| p.get("name"))),
+        arguments: params.and_then(|p| p.get("arguments")).cloned(),
+        ..Step::default()
+    }
+}
+
 pub fn read(f: &Input, opts: &Options, steps: &mut Vec<Step>, out: &mut Imported) -> Result<()> {
     let docs = documents(f)?;
     out.records += docs.len();
@@ -33,11 +64,11 @@ pub fn read(f: &Input, opts: &Options, steps: &mut Vec<Step>, out: &mut Imported
             ));
         };
         let ts = doc.get("timestamp").and_then(parse_time);
-        if let Some(method) = msg.get("method").and_then(Value::as_str) {
+        if msg.get("method").is_some() {
+            // A request waits for its response; a notification (no id) carries no step.
             if let Some(id) = msg.get("id") {
                 requests.insert(key(id), (seq, msg.clone(), ts));
             }
-            let _ = method; // notifications carry no step
             continue;
         }
         let Some(id) = msg.get("id") else { continue };
@@ -47,10 +78,7 @@ pub fn read(f: &Input, opts: &Options, steps: &mut Vec<Step>, out: &mut Imported
                 .or_default() += 1;
             continue;
         };
-        let method = req.get("method").and_then(Value::as_str).unwrap_or("");
-        let params = req.get("params").cloned().unwrap_or(Value::Null);
-        let meta = params.get("_meta");
-        match method {
+        match req.get("method").and_then(Value::as_str).unwrap_or("") {
             "initialize" if server.is_none() => {
                 server = msg
                     .pointer("/result/serverInfo/name")
@@ -78,39 +106,8 @@ pub fn read(f: &Input, opts: &Options, steps: &mut Vec<Step>, out: &mut Imported
                 }
             }
             "tools/call" => {
-                let trace_id = meta
-                    .and_then(|m| m.get("trace_id").or(m.get("traceId")))
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-                    .unwrap_or_else(|| stem.clone());
-                let base = Step {
-                    trace_id,
-                    server: server.clone(),
-                    case_id: meta
-                        .and_then(|m| m.get("case_id"))
-                        .and_then(Value::as_str)
-                        .map(str::to_string),
-                    as_user: meta
-                        .and_then(|m| m.get("as_user"))
-                        .and_then(Value::as_str)
-                        .map(str::to_string),
-                    call_id: Some(match id {
-                        Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    }),
-                    tool: params
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .map(str::to_string),
-                    ..Step::default()
-                };
-                steps.push(Step {
-                    kind: "tool_call",
-                    ts: rts,
-                    seq: rseq * 2,
-                    arguments: params.get("arguments").cloned(),
-                    ..base.clone()
-                });
+                let call = call_step(&req, rseq, rts, &server, &stem);
+                steps.push(call.clone());
                 let (result, is_error) = match (msg.get("result"), msg.get("error")) {
                     (Some(r), _) => {
                         let value = r
@@ -130,10 +127,11 @@ pub fn read(f: &Input, opts: &Options, steps: &mut Vec<Step>, out: &mut Imported
                     kind: "tool_result",
                     ts,
                     seq: seq * 2 + 1,
+                    arguments: None,
                     result: Some(result),
                     is_error: Some(is_error),
                     as_of,
-                    ..base
+                    ..call
                 });
             }
             _ => {}
@@ -147,33 +145,7 @@ pub fn read(f: &Input, opts: &Options, steps: &mut Vec<Step>, out: &mut Imported
         if req.get("method").and_then(Value::as_str) != Some("tools/call") {
             continue;
         }
-        let params = req.get("params").cloned().unwrap_or(Value::Null);
-        let meta = params.get("_meta");
-        steps.push(Step {
-            kind: "tool_call",
-            ts: rts,
-            seq: rseq * 2,
-            trace_id: meta
-                .and_then(|m| m.get("trace_id").or(m.get("traceId")))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .unwrap_or_else(|| stem.clone()),
-            server: server.clone(),
-            as_user: meta
-                .and_then(|m| m.get("as_user"))
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            call_id: req.get("id").map(|id| match id {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            }),
-            tool: params
-                .get("name")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            arguments: params.get("arguments").cloned(),
-            ..Step::default()
-        });
+        steps.push(call_step(&req, rseq, rts, &server, &stem));
     }
     Ok(())
 }

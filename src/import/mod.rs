@@ -29,18 +29,13 @@ pub enum Format {
 }
 
 impl Format {
+    /// The name on the command line (`otlp`, `openinference`, `mcp-log`).
     pub fn name(self) -> &'static str {
         match self {
             Format::Otlp => "otlp",
             Format::Openinference => "openinference",
             Format::McpLog => "mcp-log",
         }
-    }
-
-    pub fn parse(s: &str) -> Option<Format> {
-        [Format::Otlp, Format::Openinference, Format::McpLog]
-            .into_iter()
-            .find(|f| f.name() == s)
     }
 }
 

@@ -2,7 +2,7 @@
 //! steps, the baseline, expectation failures, a behaviour change, and --every.
 
 use crate::drift::everything;
-use crate::support::{ok, root, run};
+use crate::support::{root, run, sql_csv};
 
 fn canary(dir: &std::path::Path, canaries: &str, extra: &[&str]) -> crate::support::Run {
     let file = dir.join("canaries.jsonl");
@@ -43,18 +43,10 @@ fn canaries_record_a_baseline_and_catch_changes() {
 
     // The calls are trace steps the steps table reads.
     let traces = tmp.path().join("out/canary/traces");
-    let rows = ok(
-        &root(),
-        &[
-            "sql",
-            "--data",
-            tmp.path().to_str().unwrap(),
-            "--table",
-            &format!("steps={}", traces.display()),
-            "--format",
-            "csv",
-            "SELECT tool, kind, is_error, result FROM steps WHERE tool = 'get-sum' ORDER BY step",
-        ],
+    let rows = sql_csv(
+        tmp.path(),
+        &[("steps", &traces)],
+        "SELECT tool, kind, is_error, result FROM steps WHERE tool = 'get-sum' ORDER BY step",
     );
     assert_eq!(
         rows,

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use crate::support::{ok, root, run};
+use crate::support::{ok, root, run, sql_csv};
 
 const SNAPS: &str = "tests/fixtures/drift/snapshots/search.jsonl";
 
@@ -241,18 +241,10 @@ fn snapshot_of_a_saved_tools_list_round_trips() {
         assert!(r.stdout.contains(": 0 change(s)"), "{}", r.stdout);
     }
     // The hashes are in the table, as SQL sees it.
-    let rows = ok(
-        &root(),
-        &[
-            "sql",
-            "--data",
-            tmp.path().to_str().unwrap(),
-            "--table",
-            &format!("tool_snapshots={}", parquet.display()),
-            "--format",
-            "csv",
-            "SELECT tool, length(text_hash), length(schema_hash) FROM tool_snapshots ORDER BY tool",
-        ],
+    let rows = sql_csv(
+        tmp.path(),
+        &[("tool_snapshots", &parquet)],
+        "SELECT tool, length(text_hash), length(schema_hash) FROM tool_snapshots ORDER BY tool",
     );
     assert_eq!(
         rows,
@@ -297,18 +289,10 @@ fn snapshot_and_drift_against_a_live_mcp_server() {
     );
     let stored = out.join("snapshots/mcp-servers_everything");
     // Real schemas, not the empty ones a mismatched zod gives.
-    let rows = ok(
-        &root(),
-        &[
-            "sql",
-            "--data",
-            tmp.path().to_str().unwrap(),
-            "--table",
-            &format!("tool_snapshots={}", stored.display()),
-            "--format",
-            "csv",
-            "SELECT count(*) FILTER (WHERE input_schema LIKE '%\"properties\":{\"%') AS with_params, count(*) AS tools FROM tool_snapshots",
-        ],
+    let rows = sql_csv(
+        tmp.path(),
+        &[("tool_snapshots", &stored)],
+        "SELECT count(*) FILTER (WHERE input_schema LIKE '%\"properties\":{\"%') AS with_params, count(*) AS tools FROM tool_snapshots",
     );
     let counts: Vec<u32> = rows
         .lines()
@@ -416,23 +400,38 @@ fn snapshot_over_streamable_http_equals_stdio() {
         .port();
     let server = everything();
     let js = server.split(' ').nth(1).unwrap().to_string();
-    let _child = Killed(
+    let mut child = Killed(
         std::process::Command::new("node")
             .arg(&js)
             .arg("streamableHttp")
             .env("PORT", port.to_string())
             .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap(),
     );
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "server-everything did not listen on {port}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
+    // Ready when it says so ("MCP Streamable HTTP Server listening on port N"); a thread
+    // keeps reading its stderr so that later log lines never hit a closed pipe.
+    let stderr = child.0.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    let mut said = Vec::new();
+    loop {
+        let line = rx
+            .recv()
+            .unwrap_or_else(|_| panic!("server-everything exited: {said:?}"));
+        if line.contains("listening on port") {
+            break;
+        }
+        said.push(line);
     }
     let url = format!("http://127.0.0.1:{port}/mcp");
     let r = run(

@@ -1,21 +1,13 @@
 //! `groundcheck import` and `--traces-from` on hand-written exports of each format.
 
-use crate::support::{demo, ok, root, run};
+use crate::support::{demo, ok, root, run, sql_csv};
 
 fn steps(dir: &std::path::Path, file: &str) -> String {
-    ok(
-        &root(),
-        &[
-            "sql",
-            "--data",
-            dir.to_str().unwrap(),
-            "--table",
-            &format!("steps={}", dir.join("traces").join(file).display()),
-            "--format",
-            "csv",
-            "SELECT server, trace_id, step, CAST(ts AS VARCHAR) AS ts, kind, call_id, tool, arguments, result, is_error, \
-           CAST(as_of AS VARCHAR) AS as_of, as_user, case_id, model, input_tokens, output_tokens, text FROM steps ORDER BY trace_id, step",
-        ],
+    sql_csv(
+        dir,
+        &[("steps", &dir.join("traces").join(file))],
+        "SELECT server, trace_id, step, CAST(ts AS VARCHAR) AS ts, kind, call_id, tool, arguments, result, is_error, \
+         CAST(as_of AS VARCHAR) AS as_of, as_user, case_id, model, input_tokens, output_tokens, text FROM steps ORDER BY trace_id, step",
     )
 }
 
@@ -126,23 +118,11 @@ fn mcp_logs_give_steps_and_a_snapshot() {
     // The logged tools/list is a snapshot drift can compare: the agent called
     // search_tickets with 'query', which that schema does not accept.
     let snaps = tmp.path().join("snapshots/mcp-log.parquet");
-    let rows = ok(
-        &root(),
-        &[
-            "sql",
-            "--data",
-            tmp.path().to_str().unwrap(),
-            "--table",
-            &format!("tool_snapshots={}", snaps.display()),
-            "--table",
-            &format!(
-                "steps={}",
-                tmp.path().join("traces/mcp-log.parquet").display()
-            ),
-            "--format",
-            "csv",
-            "SELECT call_id, tool, argument_violations FROM call_checks ORDER BY call_id",
-        ],
+    let traces = tmp.path().join("traces/mcp-log.parquet");
+    let rows = sql_csv(
+        tmp.path(),
+        &[("tool_snapshots", &snaps), ("steps", &traces)],
+        "SELECT call_id, tool, argument_violations FROM call_checks ORDER BY call_id",
     );
     assert_eq!(
         rows,

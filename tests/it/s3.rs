@@ -8,7 +8,7 @@
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::support::{cmd, copy_dir, demo, tree};
 
@@ -73,11 +73,15 @@ fn start() -> Option<S3Server> {
         .spawn()
         .expect("start s3s-fs");
     let addr = format!("127.0.0.1:{port}");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while TcpStream::connect(&addr).is_err() {
-        assert!(Instant::now() < deadline, "s3s-fs did not listen on {addr}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    // Readiness, not speed: s3s-fs prints nothing when it listens, so try to connect,
+    // up to 400 times 50 ms apart.
+    let listening = (0..400).any(|_| {
+        TcpStream::connect(&addr).is_ok() || {
+            std::thread::sleep(Duration::from_millis(50));
+            false
+        }
+    });
+    assert!(listening, "s3s-fs did not listen on {addr}");
     Some(S3Server {
         child,
         endpoint: format!("http://{addr}"),

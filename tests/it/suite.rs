@@ -1,7 +1,7 @@
 //! The eval-set lifecycle on the demo: `sample`, `suite curate`, `suite impact`, `suite
 //! rerun --changed`, and the report history behind queries/trends.sql.
 
-use crate::support::{demo, ok, root, run};
+use crate::support::{demo, ok, root, run, sql_csv};
 
 fn sample(out: &std::path::Path, seed: &str, n: &str) -> crate::support::Run {
     let d = demo();
@@ -229,21 +229,7 @@ fn report_history_feeds_the_trends_query() {
         );
     }
     assert_eq!(std::fs::read_dir(&history).unwrap().count(), 2);
-    let q = |sql: &str| {
-        ok(
-            &root(),
-            &[
-                "sql",
-                "--data",
-                d.to_str().unwrap(),
-                "--table",
-                &format!("report_history={}", history.display()),
-                "--format",
-                "csv",
-                sql,
-            ],
-        )
-    };
+    let q = |sql: &str| sql_csv(&d, &[("report_history", &history)], sql);
     assert_eq!(
         q(
             "SELECT count(*) AS n, count(DISTINCT metric) AS metrics FROM report_history WHERE server = 'task-specific'"

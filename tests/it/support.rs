@@ -40,6 +40,20 @@ pub fn ok(dir: &Path, args: &[&str]) -> String {
     r.stdout
 }
 
+/// `groundcheck sql` as CSV over the project `data`, with `--table NAME=PATH` overrides.
+pub fn sql_csv(data: &Path, tables: &[(&str, &Path)], sql: &str) -> String {
+    let overrides: Vec<String> = tables
+        .iter()
+        .map(|(name, path)| format!("{name}={}", path.display()))
+        .collect();
+    let mut args = vec!["sql", "--data", data.to_str().unwrap(), "--format", "csv"];
+    for o in &overrides {
+        args.extend(["--table", o.as_str()]);
+    }
+    args.push(sql);
+    ok(&root(), &args)
+}
+
 /// Copies a folder tree.
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();

@@ -1,6 +1,6 @@
 //! `groundcheck gen`: deterministic, realistic in shape, and scored end to end.
 
-use crate::support::{ok, root, tree};
+use crate::support::{ok, root, sql_csv, tree};
 
 #[test]
 fn gen_is_deterministic_and_realistic() {
@@ -27,12 +27,7 @@ fn gen_is_deterministic_and_realistic() {
     }
     assert_eq!(tree(&a), tree(&b));
     assert_ne!(tree(&a), tree(&c));
-    let q = |sql: &str| {
-        ok(
-            &root(),
-            &["sql", "--data", a.to_str().unwrap(), "--format", "csv", sql],
-        )
-    };
+    let q = |sql: &str| sql_csv(&a, &[], sql);
     // 5-12 steps per task, both servers, every step kind the traces know.
     assert_eq!(
         q(

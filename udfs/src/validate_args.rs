@@ -58,14 +58,6 @@ static DOC: LazyLock<Documentation> = LazyLock::new(|| {
 static VALIDATORS: LazyLock<Memo<String, Arc<std::result::Result<jsonschema::Validator, String>>>> =
     LazyLock::new(|| Memo::new(4096));
 
-fn similar(a: &str, b: &str) -> f64 {
-    let (a, b) = (a.to_lowercase(), b.to_lowercase());
-    if a.contains(&b) || b.contains(&a) {
-        return 1.0;
-    }
-    strsim::jaro_winkler(&a, &b)
-}
-
 /// The violations of one call.
 pub fn validate(schema_text: &str, args_text: &str, strict: bool) -> Vec<String> {
     let validator = VALIDATORS.get_or(schema_text.to_string(), || {
@@ -98,7 +90,7 @@ pub fn validate(schema_text: &str, args_text: &str, strict: bool) -> Vec<String>
         for key in given.keys().filter(|k| !props.contains(k)) {
             let best = unused
                 .iter()
-                .map(|p| (similar(key, p), *p))
+                .map(|p| (crate::drift::name_similarity(key, p), *p))
                 .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)));
             out.push(match best {
                 Some((score, p)) if score >= 0.8 => {

@@ -324,14 +324,26 @@ pub fn diff(old: &[Tool], new: &[Tool]) -> Vec<Change> {
         .filter(|n| !olds.contains_key(*n))
         .map(|s| s.to_string())
         .collect();
+    // Structure hashes once per unmatched tool, not once per pair: only tools that take
+    // parameters count (an empty schema says nothing about identity).
+    let shape = |t: &Tool| {
+        t.input_schema
+            .as_ref()
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object)
+            .is_some_and(|p| !p.is_empty())
+            .then(|| t.schema_hash())
+    };
+    let old_shapes: BTreeMap<&str, Option<String>> = removed
+        .iter()
+        .map(|r| (r.as_str(), shape(olds[r.as_str()])))
+        .collect();
+    let new_shapes: BTreeMap<&str, Option<String>> = added
+        .iter()
+        .map(|a| (a.as_str(), shape(news[a.as_str()])))
+        .collect();
     let renames = pair_up(&removed, &added, |r, a| {
-        let (o, n) = (olds[r], news[a]);
-        let same_shape = o.input_schema.is_some()
-            && o.input_schema
-                .as_ref()
-                .and_then(|s| s.get("properties"))
-                .is_some_and(|p| p.as_object().is_some_and(|p| !p.is_empty()))
-            && o.schema_hash() == n.schema_hash();
+        let same_shape = old_shapes[r].is_some() && old_shapes[r] == new_shapes[a];
         let s = name_similarity(r, a);
         (s >= 0.8 || same_shape).then_some(if same_shape { s + 1.0 } else { s })
     });
