@@ -7,12 +7,14 @@ mod canary;
 mod common;
 mod drift;
 mod functions;
+mod gateway;
 mod import;
 mod ingest;
 mod label;
 mod replay;
 mod report;
 mod review;
+mod run;
 mod sample;
 mod snapshot;
 mod sql;
@@ -37,6 +39,7 @@ enum Command {
     Canary(canary::Args),
     Drift(drift::Args),
     Functions(functions::Args),
+    Gateway(gateway::Args),
     Gen(synth::Args),
     Import(import::Args),
     Ingest(ingest::Args),
@@ -44,6 +47,7 @@ enum Command {
     Replay(replay::Args),
     Report(report::Args),
     Review(review::Args),
+    Run(run::Args),
     Sample(sample::Args),
     Snapshot(snapshot::Args),
     Sql(sql::Args),
@@ -56,6 +60,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Canary(a) => canary::run(a).await,
         Command::Drift(a) => drift::run(a).await,
         Command::Functions(a) => functions::run(a).await,
+        Command::Gateway(a) => gateway::run(a).await,
         Command::Gen(a) => synth::run(a).await,
         Command::Import(a) => import::run(a).await,
         Command::Ingest(a) => ingest::run(a).await,
@@ -63,6 +68,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Replay(a) => replay::run(a).await,
         Command::Report(a) => report::run(a).await,
         Command::Review(a) => review::run(a).await,
+        Command::Run(a) => run::run(a).await,
         Command::Sample(a) => sample::run(a).await,
         Command::Snapshot(a) => snapshot::run(a).await,
         Command::Sql(a) => sql::run(a).await,

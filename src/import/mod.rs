@@ -165,6 +165,21 @@ fn number(mut steps: Vec<Step>, opts: &Options, out: &mut Imported) {
     }
 }
 
+/// `steps` rows as JSONL holds them (arguments and result as JSON values) made into
+/// rows for `steps_batch` (those two as JSON text, as `ingest` stores them).
+pub fn json_columns_as_text(rows: Vec<Value>) -> Vec<Value> {
+    rows.into_iter()
+        .map(|mut r| {
+            for k in ["arguments", "result"] {
+                if let Some(v) = r.get(k).filter(|v| !v.is_null()).cloned() {
+                    r[k] = Value::String(v.to_string());
+                }
+            }
+            r
+        })
+        .collect()
+}
+
 /// The rows as a `steps` batch.
 pub fn steps_batch(rows: &[Value]) -> Result<RecordBatch> {
     batch(&crate::model::STEPS.schema, rows)

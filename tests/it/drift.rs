@@ -382,7 +382,7 @@ fn docs_drift_rules_md_is_generated_from_the_rules_table() {
 }
 
 /// A child process killed when the test ends, pass or fail.
-struct Killed(std::process::Child);
+pub struct Killed(pub std::process::Child);
 
 impl Drop for Killed {
     fn drop(&mut self) {
@@ -391,15 +391,15 @@ impl Drop for Killed {
     }
 }
 
-#[test]
-fn snapshot_over_streamable_http_equals_stdio() {
+/// server-everything over streamable HTTP on a free loopback port: the process (killed
+/// on drop) and its URL.
+pub fn everything_http() -> (Killed, String) {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    let server = everything();
-    let js = server.split(' ').nth(1).unwrap().to_string();
+    let js = everything().split(' ').nth(1).unwrap().to_string();
     let mut child = Killed(
         std::process::Command::new("node")
             .arg(&js)
@@ -433,7 +433,13 @@ fn snapshot_over_streamable_http_equals_stdio() {
         }
         said.push(line);
     }
-    let url = format!("http://127.0.0.1:{port}/mcp");
+    (child, format!("http://127.0.0.1:{port}/mcp"))
+}
+
+#[test]
+fn snapshot_over_streamable_http_equals_stdio() {
+    let (_server, url) = everything_http();
+    let server = everything();
     let r = run(
         &root(),
         &["drift", &format!("stdio:{server}"), &url, "--timeout", "30"],

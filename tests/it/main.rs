@@ -5,6 +5,7 @@ mod bad_input;
 mod canary;
 mod cli;
 mod drift;
+mod gateway;
 mod import;
 mod s3;
 mod scoring;

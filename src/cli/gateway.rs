@@ -1,0 +1,177 @@
+//! `groundcheck gateway`: an MCP server to the agent (stdio), a client to the real server.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args as ClapArgs;
+use groundcheck::drift::{Ignore, Override};
+use groundcheck::gateway::record::Identity;
+use groundcheck::gateway::{Config, OnBlock, serve};
+
+/// Put groundcheck between an agent and an MCP server (seed 002's validation layer). The
+/// agent starts `groundcheck gateway -- SERVER CMD` as its stdio MCP server. Every
+/// message passes through in order and unchanged, except: tools/calls whose arguments do
+/// not match the tool's current inputSchema are answered with "Schema mismatch: expected
+/// parameter 'search_query', found 'query'. Tool blocked." (one retry; a second mismatch
+/// in a row disables the tool for the session); with --pin, tools whose drift since the
+/// pin is blocking are refused (or hidden); a server that hangs or dies gets the agent a
+/// JSON-RPC error within --call-timeout. Every call is recorded as trace steps
+/// (OUT/gateway/TRACE.steps.jsonl as it happens, OUT/traces/TRACE.parquet at the end),
+/// every message in OUT/gateway/TRACE.messages.jsonl, refusals, drift and failures in
+/// OUT/gateway/TRACE.events.jsonl. See docs/gateway.md.
+#[derive(Debug, ClapArgs)]
+pub struct Args {
+    /// The server command and its arguments, spoken to over stdio.
+    #[arg(last = true, value_name = "CMD", required_unless_present = "upstream")]
+    command: Vec<String>,
+
+    /// A streamable-HTTP server URL instead of a command.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    upstream: Option<String>,
+
+    /// The snapshot the agent was built against: stored rows (PATH or PATH@CAPTURED_AT),
+    /// a tools/list .json file, or stdio:CMD / URL of a reference server.
+    #[arg(long, value_name = "SNAPSHOT")]
+    pin: Option<String>,
+
+    /// The server's name in stored snapshot rows that hold several servers.
+    #[arg(long, value_name = "NAME")]
+    pin_server: Option<String>,
+
+    /// Change a drift rule's severity and action: RULE=SEVERITY[:ACTION]. Repeatable.
+    #[arg(long = "override", value_name = "RULE=SEVERITY[:ACTION]", value_parser = Override::parse)]
+    overrides: Vec<Override>,
+
+    /// Drift changes to accept (lines of RULE, FINGERPRINT or RULE FINGERPRINT).
+    #[arg(long, value_name = "FILE")]
+    ignore: Option<PathBuf>,
+
+    /// What to do with a tool whose drift is blocking.
+    #[arg(long, value_enum, default_value_t = OnBlock::Error)]
+    on_block: OnBlock,
+
+    /// Let parameters the schema does not name through (they are refused by default).
+    #[arg(long)]
+    allow_unknown_params: bool,
+
+    /// Seconds a request may wait for the server; each progress notification for it
+    /// starts the wait again.
+    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    call_timeout: f64,
+
+    /// The end user the calls are made for (steps.as_user).
+    #[arg(long, env = "GROUNDCHECK_AS_USER")]
+    as_user: Option<String>,
+
+    /// That user's role (steps.user_role).
+    #[arg(long, env = "GROUNDCHECK_USER_ROLE")]
+    user_role: Option<String>,
+
+    /// Identity of the credential the server is called with (steps.credential_subject).
+    #[arg(long)]
+    credential_subject: Option<String>,
+
+    /// Server name to record (default: the name in the server's initialize answer).
+    #[arg(long)]
+    server: Option<String>,
+
+    /// run_id to record.
+    #[arg(long, default_value = "gateway")]
+    run_id: String,
+
+    /// trace_id to record (default: gw-TIME-PID).
+    #[arg(long, env = "GROUNDCHECK_TRACE_ID")]
+    trace_id: Option<String>,
+
+    /// case_id to record (set by `groundcheck run`).
+    #[arg(long, env = "GROUNDCHECK_CASE_ID")]
+    case_id: Option<String>,
+
+    /// Folder for the records.
+    #[arg(long, default_value = "out")]
+    out: PathBuf,
+
+    /// Do not print drift, disabled tools and server failures on stderr (they are still
+    /// in the events file).
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let upstream = match &args.upstream {
+        Some(u) if u.starts_with("http://") || u.starts_with("https://") => u.clone(),
+        Some(u) => anyhow::bail!("--upstream {u}: expected an http(s):// URL"),
+        None => groundcheck::snapshot::stdio_source(&args.command),
+    };
+    let timeout = Duration::from_secs_f64(args.call_timeout.max(0.001));
+    let pin = match &args.pin {
+        Some(p) => Some(
+            groundcheck::snapshot::load(p, args.pin_server.as_deref(), timeout)
+                .await
+                .with_context(|| format!("--pin {p}"))?,
+        ),
+        None => None,
+    };
+    let ignore = match &args.ignore {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read --ignore {}", p.display()))?;
+            Ignore::parse(&p.display().to_string(), &text)?
+        }
+        None => Ignore::default(),
+    };
+    let trace_id = args.trace_id.clone().unwrap_or_else(|| {
+        format!(
+            "gw-{}-{}",
+            chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ"),
+            std::process::id()
+        )
+    });
+    let cfg = Config {
+        upstream,
+        pin,
+        overrides: args.overrides,
+        ignore,
+        on_block: args.on_block,
+        identity: Identity {
+            run_id: args.run_id,
+            server: args.server,
+            trace_id,
+            case_id: args.case_id,
+            as_user: args.as_user,
+            user_role: args.user_role,
+            credential_subject: args.credential_subject,
+        },
+        out: args.out,
+        call_timeout: timeout,
+        strict: !args.allow_unknown_params,
+        quiet: args.quiet,
+    };
+    let summary = serve(cfg, tokio::io::stdin(), tokio::io::stdout()).await?;
+    if !args.quiet {
+        eprintln!(
+            "groundcheck gateway: {} call(s), {} refused, {} timed out{}{}; trace {}",
+            summary.calls,
+            summary.refused,
+            summary.timeouts,
+            if summary.disabled.is_empty() {
+                String::new()
+            } else {
+                format!(", disabled: {}", summary.disabled.join(", "))
+            },
+            summary
+                .upstream_closed
+                .as_ref()
+                .map(|w| format!(", {w}"))
+                .unwrap_or_default(),
+            summary
+                .trace
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,201 @@
+//! `groundcheck run`: the runner. Each case's question goes to the user's agent, as the
+//! case's user, through the gateway; the traces come out ready for `label`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args as ClapArgs;
+use groundcheck::gateway::OnBlock;
+use groundcheck::output::{ParquetFile, write_atomic};
+use groundcheck::runner::{Options, Outcome, parse_cases, run_case};
+use serde_json::{Value, json};
+
+/// Run your agent once per case against the server under test (seed 000's runner). The
+/// agent (`--agent CMD`, run with `sh -c`) gets the case as one JSON line on stdin and as
+/// GROUNDCHECK_* environment variables, starts GROUNDCHECK_MCP_COMMAND as its stdio MCP
+/// server (that is `groundcheck gateway` in front of the server under test, recording as
+/// the case's as_user), and prints its answer last on stdout: plain text or
+/// {"answer", "usage": {"model", "input_tokens", "output_tokens", "usd"}, "steps"}. Writes
+/// OUT/traces/RUN_ID.parquet (steps: the question, every tool call, the answer with its
+/// usage) and OUT/run/RUN_ID/summary.jsonl; the gateway's records and each agent's stderr
+/// are in OUT/run/RUN_ID/. Exits 1 when an agent failed or timed out. See docs/runner.md.
+#[derive(Debug, ClapArgs)]
+pub struct Args {
+    /// The server command and its arguments, spoken to over stdio through the gateway.
+    #[arg(last = true, value_name = "CMD", required_unless_present = "upstream")]
+    command: Vec<String>,
+
+    /// A streamable-HTTP server URL instead of a command.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    upstream: Option<String>,
+
+    /// Cases to run (cases.jsonl: case_id, question, as_user, user_role are read).
+    #[arg(long, value_name = "FILE")]
+    cases: PathBuf,
+
+    /// The agent command.
+    #[arg(long, value_name = "CMD")]
+    agent: String,
+
+    /// run_id of the traces (default: run-TIME).
+    #[arg(long)]
+    run_id: Option<String>,
+
+    /// Server name to record (default: the name the server gives).
+    #[arg(long)]
+    server: Option<String>,
+
+    /// Cases run at once.
+    #[arg(long, short, default_value_t = 1)]
+    jobs: usize,
+
+    /// Seconds one case may take; then the agent, its gateway and server are killed.
+    #[arg(long, default_value_t = 300.0, value_name = "SECS")]
+    case_timeout: f64,
+
+    /// Seconds one request may wait for the server (the gateway's --call-timeout).
+    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    call_timeout: f64,
+
+    /// The gateway's --pin: refuse tools whose drift since this snapshot is blocking.
+    #[arg(long, value_name = "SNAPSHOT")]
+    pin: Option<String>,
+
+    /// The gateway's --pin-server.
+    #[arg(long, value_name = "NAME")]
+    pin_server: Option<String>,
+
+    /// The gateway's --on-block.
+    #[arg(long, value_enum, default_value_t = OnBlock::Error)]
+    on_block: OnBlock,
+
+    /// Folder for outputs.
+    #[arg(long, default_value = "out")]
+    out: PathBuf,
+
+    /// No per-case lines.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let file = args.cases.display().to_string();
+    let text = std::fs::read_to_string(&args.cases)
+        .with_context(|| format!("cannot read --cases {file}"))?;
+    let cases = parse_cases(&file, &text)?;
+    if cases.is_empty() {
+        anyhow::bail!("{file}: no cases");
+    }
+    let run_id = args
+        .run_id
+        .clone()
+        .unwrap_or_else(|| format!("run-{}", chrono::Utc::now().format("%Y%m%dT%H%M%SZ")));
+    let mut gateway_args = vec![
+        "--call-timeout".to_string(),
+        args.call_timeout.to_string(),
+        "--on-block".into(),
+        match args.on_block {
+            OnBlock::Error => "error".into(),
+            OnBlock::Hide => "hide".into(),
+        },
+    ];
+    if let Some(p) = &args.pin {
+        // The agent may run elsewhere: a relative pin is made absolute.
+        let abs = std::path::Path::new(p);
+        let p = if abs.is_relative() && abs.exists() {
+            std::env::current_dir()?.join(abs).display().to_string()
+        } else {
+            p.clone()
+        };
+        gateway_args.extend(["--pin".into(), p]);
+    }
+    if let Some(s) = &args.pin_server {
+        gateway_args.extend(["--pin-server".into(), s.clone()]);
+    }
+    match &args.upstream {
+        Some(u) => gateway_args.extend(["--upstream".into(), u.clone()]),
+        None => {
+            gateway_args.push("--".into());
+            gateway_args.extend(args.command.iter().cloned());
+        }
+    }
+    let out = if args.out.is_relative() {
+        std::env::current_dir()?.join(&args.out)
+    } else {
+        args.out.clone()
+    };
+    let opts = Arc::new(Options {
+        agent: args.agent.clone(),
+        run_id: run_id.clone(),
+        out: out.clone(),
+        gateway_args,
+        case_timeout: Duration::from_secs_f64(args.case_timeout.max(0.001)),
+        server: args.server.clone(),
+    });
+    let jobs = Arc::new(tokio::sync::Semaphore::new(args.jobs.max(1)));
+    let mut tasks = Vec::new();
+    for case in cases {
+        let (opts, jobs) = (Arc::clone(&opts), Arc::clone(&jobs));
+        tasks.push(tokio::spawn(async move {
+            let _permit = jobs.acquire_owned().await;
+            run_case(&opts, &case).await
+        }));
+    }
+    let mut outcomes: Vec<Outcome> = Vec::new();
+    for t in tasks {
+        let o = t.await.context("a case's task failed")??;
+        if !args.quiet {
+            println!(
+                "{:<8} {}  {} tool call(s), {} refused{}",
+                if o.ok() { "ok" } else { "FAILED" },
+                o.case_id,
+                o.tool_calls,
+                o.refused,
+                if o.ok() {
+                    String::new()
+                } else {
+                    format!(": {}", o.status)
+                }
+            );
+        }
+        outcomes.push(o);
+    }
+    let rows: Vec<Value> = outcomes.iter().flat_map(|o| o.steps.clone()).collect();
+    let trace = out.join("traces").join(format!(
+        "{}.parquet",
+        groundcheck::gateway::record::file_stem(&run_id)
+    ));
+    let mut f = ParquetFile::create(&trace, groundcheck::model::STEPS.schema.clone())?;
+    let text_rows = groundcheck::import::json_columns_as_text(rows.clone());
+    f.write(&groundcheck::import::steps_batch(&text_rows)?)?;
+    f.finish()?;
+    let summary: String = outcomes
+        .iter()
+        .map(|o| {
+            json!({"case_id": o.case_id, "trace_id": o.trace_id, "status": o.status,
+                   "tool_calls": o.tool_calls, "refused": o.refused, "answer": o.answer})
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    let dir = out
+        .join("run")
+        .join(groundcheck::gateway::record::file_stem(&run_id));
+    write_atomic(&dir.join("summary.jsonl"), summary.as_bytes())?;
+    let failed = outcomes.iter().filter(|o| !o.ok()).count();
+    println!(
+        "{} case(s), {} failed, {} step(s) -> {}",
+        outcomes.len(),
+        failed,
+        rows.len(),
+        trace.display()
+    );
+    Ok(if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

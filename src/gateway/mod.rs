@@ -1,0 +1,866 @@
+//! `groundcheck gateway`: an MCP proxy between an agent (stdio) and the real server
+//! (stdio child or streamable HTTP). It passes every message on in order, unchanged,
+//! except that it
+//! - reads the server's tools/list on connect and diffs it against a pinned snapshot:
+//!   tools with blocking changes are refused (or hidden from tools/list);
+//! - validates each tools/call against the current inputSchema before forwarding it: a
+//!   mismatch is answered with a tool error in seed 002's form, one retry is allowed, a
+//!   second mismatch in a row disables the tool for the session;
+//! - answers a request itself with a JSON-RPC error when the server does not answer in
+//!   time or is gone;
+//! - records every call as trace steps, every message and every event (record.rs).
+//!
+//! Message ids, progress tokens and cancellations pass through untouched; the gateway's
+//! own requests use ids of its own (`groundcheck-gateway-N`) and their answers are not
+//! passed on.
+
+pub mod guard;
+pub mod record;
+pub mod upstream;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use groundcheck_udfs::drift::{Action, Tool};
+use serde_json::{Map, Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
+
+use crate::drift::{Ignore, Options, Override, judge};
+use crate::error::{Error, Result};
+use crate::snapshot::Snapshot;
+use guard::{Guard, Verdict};
+use record::{Identity, Recorder, now};
+use upstream::{Incoming, Upstream};
+
+/// What happens to a tool whose drift since the pin is blocking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnBlock {
+    /// Keep it in tools/list; answer its calls with a tool error that says why.
+    Error,
+    /// Also leave it out of tools/list (calls to it are still refused).
+    Hide,
+}
+
+pub struct Config {
+    /// `stdio:CMD` or an http(s) URL.
+    pub upstream: String,
+    pub pin: Option<Snapshot>,
+    pub overrides: Vec<Override>,
+    pub ignore: Ignore,
+    pub on_block: OnBlock,
+    pub identity: Identity,
+    pub out: PathBuf,
+    /// How long a request may wait for the server (progress notifications extend it).
+    pub call_timeout: Duration,
+    /// Reject parameters the schema does not name.
+    pub strict: bool,
+    pub quiet: bool,
+}
+
+/// What a session did, for the exit message.
+#[derive(Debug, Default, Clone)]
+pub struct Summary {
+    pub calls: u64,
+    pub refused: u64,
+    pub disabled: Vec<String>,
+    pub blocked: Vec<String>,
+    pub timeouts: u64,
+    pub upstream_closed: Option<String>,
+    pub trace: Option<PathBuf>,
+    pub steps: PathBuf,
+}
+
+const OWN_PREFIX: &str = "groundcheck-gateway-";
+
+struct Call {
+    tool: String,
+    call_id: String,
+}
+
+struct Pending {
+    seq: u64,
+    method: String,
+    id: Value,
+    deadline: Instant,
+    progress_token: Option<Value>,
+    call: Option<Call>,
+    /// tools/list: the request asked for a later page.
+    cursor: bool,
+}
+
+#[derive(Default)]
+struct State {
+    guard: Guard,
+    pending: HashMap<String, Pending>,
+    /// Ids the gateway answered itself (timeouts): a late answer is dropped.
+    answered: HashSet<String>,
+    seq: u64,
+    own: HashSet<String>,
+    own_list: Vec<Value>,
+    agent_list: Vec<Value>,
+    listing: bool,
+    /// Complete tools/lists read so far (and server exit), as sent on `ready`.
+    generation: u64,
+    dead: Option<String>,
+    closing: bool,
+    server_version: Option<String>,
+    summary: Summary,
+}
+
+struct Shared {
+    cfg: Config,
+    rec: Mutex<Recorder>,
+    state: Mutex<State>,
+    to_agent: mpsc::UnboundedSender<Value>,
+    to_server: Mutex<Option<mpsc::UnboundedSender<Value>>>,
+    /// Bumped each time a complete tools/list is read (or the server is gone).
+    ready: watch::Sender<u64>,
+}
+
+fn key(id: &Value) -> String {
+    id.to_string()
+}
+
+fn id_text(id: &Value) -> String {
+    match id {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn rpc_error(id: &Value, code: i64, message: String) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+/// Where a result says how fresh it is.
+fn as_of(result: &Value) -> Option<String> {
+    [
+        "/_meta/as_of",
+        "/_meta/groundcheck~1as_of",
+        "/structuredContent/as_of",
+    ]
+    .iter()
+    .filter_map(|p| result.pointer(p))
+    .find_map(crate::import::parse_time)
+    .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
+}
+
+impl Shared {
+    fn lock_state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn lock_rec(&self) -> std::sync::MutexGuard<'_, Recorder> {
+        self.rec.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Logs and sends to the agent under one lock, so the log's order is the wire's.
+    fn send_agent(&self, v: Value, origin: &str) {
+        let mut rec = self.lock_rec();
+        let mut logged = v.clone();
+        if origin == "gateway"
+            && let Some(o) = logged.as_object_mut()
+        {
+            // Marks answers the server never saw; the message sent is unchanged.
+            o.insert("_groundcheck".into(), json!("answered by the gateway"));
+        }
+        rec.message("server->client", &logged);
+        let _ = self.to_agent.send(v);
+    }
+
+    fn send_server(&self, v: Value) -> bool {
+        let mut rec = self.lock_rec();
+        let tx = self.to_server.lock().unwrap_or_else(|e| e.into_inner());
+        match tx.as_ref() {
+            Some(tx) => {
+                rec.message("client->server", &v);
+                tx.send(v).is_ok()
+            }
+            None => false,
+        }
+    }
+
+    fn event(&self, event: &str, fields: Value, warn: Option<String>) {
+        self.lock_rec().event(event, fields, warn);
+    }
+
+    fn step(&self, kind: &str, ts: &str, extra: Value) {
+        let extra = match extra {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        self.lock_rec().step(kind, ts, extra);
+    }
+
+    /// The gateway's own tools/list (one page).
+    fn list_tools(&self, cursor: Option<&Value>) {
+        let id = {
+            let mut st = self.lock_state();
+            st.seq += 1;
+            let id = format!("{OWN_PREFIX}{}", st.seq);
+            st.own.insert(key(&json!(id)));
+            st.listing = true;
+            id
+        };
+        let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"});
+        if let Some(c) = cursor {
+            msg["params"] = json!({"cursor": c});
+        }
+        self.send_server(msg);
+    }
+
+    /// A complete tools/list: the current schemas, judged against the pin.
+    fn apply_tools(&self, tools: Vec<Value>) {
+        let mut by_name = BTreeMap::new();
+        let mut parsed = Vec::new();
+        for t in tools {
+            let Some(name) = t.get("name").and_then(Value::as_str).map(str::to_string) else {
+                continue;
+            };
+            match Tool::from_json(&t) {
+                Ok(tool) => parsed.push(tool),
+                Err(e) => self.event(
+                    "tool_unreadable",
+                    json!({"tool": name, "error": e}),
+                    Some(format!("tool '{name}' in tools/list is unreadable: {e}")),
+                ),
+            }
+            by_name.insert(name, t);
+        }
+        let mut blocked = BTreeMap::new();
+        if let Some(pin) = &self.cfg.pin {
+            let (server, server_version) = {
+                let st = self.lock_state();
+                (self.lock_rec().server.clone(), st.server_version.clone())
+            };
+            parsed.sort_by(|a, b| a.name.cmp(&b.name));
+            let current = Snapshot {
+                server,
+                server_version,
+                captured_at: None,
+                source: self.cfg.upstream.clone(),
+                tools: parsed,
+            };
+            let opts = Options {
+                overrides: &self.cfg.overrides,
+                ignore: &self.cfg.ignore,
+                client_range: None,
+            };
+            match judge(pin.clone(), current, &opts) {
+                Ok(d) => {
+                    let mut why: BTreeMap<String, Vec<String>> = BTreeMap::new();
+                    let mut warned = Vec::new();
+                    for c in &d.changes {
+                        match c.action {
+                            Action::Block => why
+                                .entry(c.tool.clone())
+                                .or_default()
+                                .push(c.message.clone()),
+                            Action::Warn => warned.push(format!("{}: {}", c.tool, c.message)),
+                            Action::Allow => {}
+                        }
+                    }
+                    for (tool, msgs) in why {
+                        blocked.insert(tool, msgs.join("; "));
+                    }
+                    let changes: Vec<Value> = d
+                        .changes
+                        .iter()
+                        .map(|c| {
+                            json!({"rule": c.rule, "tool": c.tool, "path": c.path,
+                                   "severity": c.severity.as_str(), "action": c.action.as_str(),
+                                   "message": c.message})
+                        })
+                        .collect();
+                    let changed = self.lock_state().guard.blocked != blocked;
+                    let warn = (changed || !warned.is_empty()).then(|| {
+                        let mut s = format!(
+                            "{} change(s) since the pinned snapshot {}: {} tool(s) blocked",
+                            d.changes.len(),
+                            pin.source,
+                            blocked.len()
+                        );
+                        for (t, w) in &blocked {
+                            s += &format!("\n  blocked {t}: {w}");
+                        }
+                        for w in &warned {
+                            s += &format!("\n  warning {w}");
+                        }
+                        s
+                    });
+                    self.event(
+                        "drift",
+                        json!({"pin": pin.source, "changes": changes,
+                               "blocked": blocked.keys().collect::<Vec<_>>()}),
+                        warn.filter(|_| !d.changes.is_empty()),
+                    );
+                }
+                Err(e) => self.event(
+                    "drift_failed",
+                    json!({"error": e.to_string()}),
+                    Some(format!("cannot diff against the pin: {e}")),
+                ),
+            }
+        }
+        let mut st = self.lock_state();
+        st.guard.tools = by_name;
+        st.guard.blocked = blocked.clone();
+        st.guard.ready = true;
+        st.listing = false;
+        st.summary.blocked = blocked.into_keys().collect();
+        st.generation += 1;
+        let generation = st.generation;
+        drop(st);
+        self.ready.send_replace(generation);
+    }
+
+    /// Answers a pending request with a JSON-RPC error and records it.
+    fn fail_pending(&self, p: Pending, code: i64, message: String) {
+        if let Some(call) = &p.call {
+            self.step(
+                "tool_result",
+                &now(),
+                json!({"call_id": call.call_id, "tool": call.tool, "is_error": true,
+                       "result": {"error": message}}),
+            );
+        }
+        self.send_agent(rpc_error(&p.id, code, message), "gateway");
+    }
+
+    fn start_timer(self: &Arc<Self>, k: String, seq: u64) {
+        let me = Arc::clone(self);
+        tokio::spawn(async move {
+            loop {
+                let deadline = match me.lock_state().pending.get(&k) {
+                    Some(p) if p.seq == seq => p.deadline,
+                    _ => return,
+                };
+                tokio::time::sleep_until(deadline).await;
+                let mut st = me.lock_state();
+                match st.pending.get(&k) {
+                    Some(p) if p.seq == seq && p.deadline <= Instant::now() => {}
+                    Some(p) if p.seq == seq => continue,
+                    _ => return,
+                }
+                let p = st.pending.remove(&k).expect("checked");
+                st.answered.insert(k.clone());
+                st.summary.timeouts += 1;
+                drop(st);
+                let secs = me.cfg.call_timeout.as_secs_f64();
+                let what = match &p.call {
+                    Some(c) => format!("tools/call {}", c.tool),
+                    None => p.method.clone(),
+                };
+                let message = format!(
+                    "groundcheck gateway: the MCP server did not answer {what} within {secs}s; \
+                     the request was cancelled"
+                );
+                me.send_server(
+                    json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": p.id, "reason": "timeout (groundcheck gateway)"}}),
+                );
+                me.event(
+                    "timeout",
+                    json!({"id": p.id, "method": p.method, "after_s": secs}),
+                    Some(message.clone()),
+                );
+                me.fail_pending(p, -32001, message);
+                return;
+            }
+        });
+    }
+
+    /// A message from the agent.
+    async fn on_agent_message(self: &Arc<Self>, v: Value, ready: &mut watch::Receiver<u64>) {
+        let method = v.get("method").and_then(Value::as_str).map(str::to_string);
+        let id = v.get("id").cloned().filter(|i| !i.is_null());
+        match (method, id) {
+            (Some(m), Some(id)) => self.agent_request(m, id, v, ready).await,
+            (Some(m), None) => {
+                if m == "notifications/cancelled"
+                    && let Some(rid) = v.pointer("/params/requestId")
+                {
+                    let p = self.lock_state().pending.remove(&key(rid));
+                    if let Some(Pending { call: Some(c), .. }) = p {
+                        let reason = v.pointer("/params/reason").cloned().unwrap_or(Value::Null);
+                        self.step(
+                            "tool_result",
+                            &now(),
+                            json!({"call_id": c.call_id, "tool": c.tool, "is_error": true,
+                                   "result": {"cancelled": reason}}),
+                        );
+                    }
+                }
+                self.send_server(v);
+                if m == "notifications/initialized" {
+                    self.list_tools(None);
+                }
+            }
+            // A response to a server-to-client request, or anything else: passed on.
+            _ => {
+                self.send_server(v);
+            }
+        }
+    }
+
+    async fn agent_request(
+        self: &Arc<Self>,
+        method: String,
+        id: Value,
+        v: Value,
+        ready: &mut watch::Receiver<u64>,
+    ) {
+        let started = now();
+        let mut call = None;
+        if method == "tools/call" {
+            let tool = v
+                .pointer("/params/name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            let arguments = v.pointer("/params/arguments").cloned().unwrap_or(json!({}));
+            let call_id = id_text(&id);
+            // The first call may race the gateway's own tools/list, and a tool the server
+            // registers late (after initialized) may race its list_changed: until the
+            // tool is known, wait for the list in flight, or ask once (bounded).
+            let deadline = Instant::now() + self.cfg.call_timeout;
+            let mut asked = false;
+            loop {
+                let (known, listing, dead, generation) = {
+                    let st = self.lock_state();
+                    let known = st.guard.ready && st.guard.tools.contains_key(&tool);
+                    (known, st.listing, st.dead.is_some(), st.generation)
+                };
+                if known || dead || (!listing && asked) {
+                    break;
+                }
+                if !listing {
+                    self.list_tools(None);
+                    asked = true;
+                }
+                let fresh = ready.wait_for(|g| *g > generation);
+                if tokio::time::timeout_at(deadline, fresh).await.is_err() {
+                    break;
+                }
+            }
+            // Recorded after the wait, so the server's name is known; ts is when it arrived.
+            self.step(
+                "tool_call",
+                &started,
+                json!({"call_id": call_id, "tool": tool, "arguments": arguments}),
+            );
+            self.lock_state().summary.calls += 1;
+            let verdict = self.lock_state().guard.check(&tool, &arguments);
+            if let Verdict::Refuse(r) = verdict {
+                let result =
+                    json!({"content": [{"type": "text", "text": r.text}], "isError": true});
+                self.step(
+                    "tool_result",
+                    &now(),
+                    json!({"call_id": call_id, "tool": tool, "is_error": true, "result": r.text}),
+                );
+                let warn = r.disabled_now.then(|| {
+                    format!(
+                        "tool '{tool}' disabled for this session after {} schema mismatches: {}",
+                        guard::STRIKES,
+                        r.violations.join("; ")
+                    )
+                });
+                {
+                    let mut st = self.lock_state();
+                    st.summary.refused += 1;
+                    if r.disabled_now {
+                        st.summary.disabled.push(tool.clone());
+                    }
+                }
+                self.event(
+                    "refused",
+                    json!({"id": id, "tool": tool, "reason": r.reason, "violations": r.violations,
+                           "arguments": arguments, "message": r.text}),
+                    None,
+                );
+                if r.disabled_now {
+                    self.event(
+                        "tool_disabled",
+                        json!({"tool": tool, "violations": r.violations}),
+                        warn,
+                    );
+                }
+                self.send_agent(
+                    json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                    "gateway",
+                );
+                return;
+            }
+            call = Some(Call { tool, call_id });
+        }
+        let dead = self.lock_state().dead.clone();
+        if let Some(why) = dead {
+            let p = Pending {
+                seq: 0,
+                method: method.clone(),
+                id,
+                deadline: Instant::now(),
+                progress_token: None,
+                call,
+                cursor: false,
+            };
+            self.fail_pending(
+                p,
+                -32000,
+                format!("groundcheck gateway: {why}; {method} was not sent"),
+            );
+            return;
+        }
+        let k = key(&id);
+        let seq = {
+            let mut st = self.lock_state();
+            st.seq += 1;
+            let seq = st.seq;
+            st.answered.remove(&k);
+            st.pending.insert(
+                k.clone(),
+                Pending {
+                    seq,
+                    method,
+                    id,
+                    deadline: Instant::now() + self.cfg.call_timeout,
+                    progress_token: v.pointer("/params/_meta/progressToken").cloned(),
+                    call,
+                    cursor: v.pointer("/params/cursor").is_some(),
+                },
+            );
+            seq
+        };
+        self.start_timer(k, seq);
+        self.send_server(v);
+    }
+
+    /// A message from the server.
+    fn on_server_message(&self, mut v: Value) {
+        let method = v.get("method").and_then(Value::as_str).map(str::to_string);
+        let id = v.get("id").cloned().filter(|i| !i.is_null());
+        match (method, id) {
+            (None, Some(id)) => {
+                let k = key(&id);
+                if self.lock_state().own.remove(&k) {
+                    self.own_answer(&v);
+                    return;
+                }
+                let p = self.lock_state().pending.remove(&k);
+                match p {
+                    Some(p) => self.answer(p, &mut v),
+                    None if self.lock_state().answered.remove(&k) => {
+                        self.event("late_response", json!({"id": id}), None);
+                        return;
+                    }
+                    None => {}
+                }
+                self.send_agent(v, "server");
+            }
+            (Some(m), _) => {
+                if m == "notifications/progress"
+                    && let Some(token) = v.pointer("/params/progressToken")
+                {
+                    let mut st = self.lock_state();
+                    let extend = Instant::now() + self.cfg.call_timeout;
+                    for p in st.pending.values_mut() {
+                        if p.progress_token.as_ref() == Some(token) {
+                            p.deadline = extend;
+                        }
+                    }
+                }
+                let changed = m == "notifications/tools/list_changed";
+                self.send_agent(v, "server");
+                if changed {
+                    self.list_tools(None);
+                }
+            }
+            _ => self.send_agent(v, "server"),
+        }
+    }
+
+    fn own_answer(&self, v: &Value) {
+        if let Some(e) = v.get("error") {
+            {
+                let mut st = self.lock_state();
+                st.listing = false;
+                st.generation += 1;
+                self.ready.send_replace(st.generation);
+            }
+            self.event(
+                "tools_list_failed",
+                json!({"error": e}),
+                Some(format!("the server's tools/list failed: {e}")),
+            );
+            return;
+        }
+        let page = v
+            .pointer("/result/tools")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        self.lock_state().own_list.extend(page);
+        match v.pointer("/result/nextCursor").filter(|c| !c.is_null()) {
+            Some(c) => self.list_tools(Some(c)),
+            None => {
+                let all = std::mem::take(&mut self.lock_state().own_list);
+                self.apply_tools(all);
+            }
+        }
+    }
+
+    fn answer(&self, p: Pending, v: &mut Value) {
+        match p.method.as_str() {
+            "initialize" => {
+                let name = v.pointer("/result/serverInfo/name").and_then(Value::as_str);
+                let version = v
+                    .pointer("/result/serverInfo/version")
+                    .and_then(Value::as_str);
+                self.lock_state().server_version = version.map(str::to_string);
+                let mut rec = self.lock_rec();
+                if rec.server.is_none() {
+                    rec.server = name.map(str::to_string);
+                }
+            }
+            "tools/list" => {
+                let page = v
+                    .pointer("/result/tools")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                let more = v
+                    .pointer("/result/nextCursor")
+                    .is_some_and(|c| !c.is_null());
+                let complete = {
+                    let mut st = self.lock_state();
+                    if !p.cursor {
+                        st.agent_list.clear();
+                    }
+                    st.agent_list.extend(page);
+                    (!more).then(|| std::mem::take(&mut st.agent_list))
+                };
+                if let Some(all) = complete {
+                    self.apply_tools(all);
+                }
+                if self.cfg.on_block == OnBlock::Hide {
+                    let blocked = self.lock_state().guard.blocked.clone();
+                    if let Some(tools) =
+                        v.pointer_mut("/result/tools").and_then(Value::as_array_mut)
+                    {
+                        let before = tools.len();
+                        tools.retain(|t| {
+                            !t.get("name")
+                                .and_then(Value::as_str)
+                                .is_some_and(|n| blocked.contains_key(n))
+                        });
+                        if tools.len() < before {
+                            self.event(
+                                "hidden",
+                                json!({"tools": blocked.keys().collect::<Vec<_>>()}),
+                                None,
+                            );
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        if let Some(c) = &p.call {
+            let (is_error, result, as_of) = match (v.get("result"), v.get("error")) {
+                (Some(r), _) => (
+                    r.get("isError").and_then(Value::as_bool).unwrap_or(false),
+                    crate::canary::result_value(r),
+                    as_of(r),
+                ),
+                (None, Some(e)) => (true, json!({"error": e}), None),
+                (None, None) => (true, json!({"error": "no result"}), None),
+            };
+            let mut extra = json!({"call_id": c.call_id, "tool": c.tool, "is_error": is_error,
+                                   "result": result});
+            if let Some(t) = as_of {
+                extra["as_of"] = json!(t);
+            }
+            self.step("tool_result", &now(), extra);
+        }
+    }
+
+    /// The server is gone: every pending request gets an error now, later ones at once.
+    fn upstream_closed(&self, why: String) {
+        let (pending, closing) = {
+            let mut st = self.lock_state();
+            st.dead = Some(why.clone());
+            if !st.closing {
+                st.summary.upstream_closed = Some(why.clone());
+            }
+            st.generation += 1;
+            self.ready.send_replace(st.generation);
+            let mut ps: Vec<Pending> = st.pending.drain().map(|(_, p)| p).collect();
+            ps.sort_by_key(|p| p.seq);
+            (ps, st.closing)
+        };
+        if closing {
+            self.event("upstream_closed", json!({"reason": why}), None);
+            return;
+        }
+        self.event(
+            "upstream_closed",
+            json!({"reason": why, "unanswered": pending.len()}),
+            Some(format!("{why}; {} request(s) unanswered", pending.len())),
+        );
+        for p in pending {
+            let what = p.method.clone();
+            self.fail_pending(
+                p,
+                -32000,
+                format!("groundcheck gateway: {why} before answering {what}"),
+            );
+        }
+    }
+}
+
+/// Runs one session: the agent on `input`/`output`, until the agent closes `input`.
+pub async fn serve<R, W>(cfg: Config, input: R, mut output: W) -> Result<Summary>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let rec = Recorder::open(&cfg.out, cfg.identity.clone(), cfg.quiet)?;
+    let steps = rec.steps_path().to_path_buf();
+    let Upstream { tx, mut rx, stop } = match crate::snapshot::Source::parse(&cfg.upstream) {
+        crate::snapshot::Source::Stdio(cmd) => upstream::stdio(&cmd)?,
+        crate::snapshot::Source::Http(url) => upstream::http(&url)?,
+        _ => {
+            return Err(Error::Usage(format!(
+                "{}: not a server (expected a command after --, or an http(s):// URL)",
+                cfg.upstream
+            )));
+        }
+    };
+    let (to_agent, mut agent_rx) = mpsc::unbounded_channel::<Value>();
+    let writer = tokio::spawn(async move {
+        while let Some(v) = agent_rx.recv().await {
+            if v.is_null() {
+                break; // the end-of-session marker
+            }
+            let mut line = v.to_string();
+            line.push('\n');
+            if output.write_all(line.as_bytes()).await.is_err() || output.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    let (ready_tx, mut ready_rx) = watch::channel(0u64);
+    let strict = cfg.strict;
+    let shared = Arc::new(Shared {
+        cfg,
+        rec: Mutex::new(rec),
+        state: Mutex::new(State {
+            guard: Guard::new(strict),
+            ..State::default()
+        }),
+        to_agent,
+        to_server: Mutex::new(Some(tx)),
+        ready: ready_tx,
+    });
+    shared.event(
+        "started",
+        json!({"upstream": shared.cfg.upstream,
+               "pin": shared.cfg.pin.as_ref().map(|p| p.source.clone())}),
+        None,
+    );
+    let from_server = {
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            while let Some(item) = rx.recv().await {
+                match item {
+                    Incoming::Message(v) => shared.on_server_message(v),
+                    Incoming::NotJson(line) => shared.event(
+                        "upstream_not_json",
+                        json!({"line": line}),
+                        Some(format!(
+                            "the server wrote a line that is not JSON-RPC: {line}"
+                        )),
+                    ),
+                    Incoming::Closed(why) => {
+                        shared.upstream_closed(why);
+                        break;
+                    }
+                }
+            }
+        })
+    };
+    let mut lines = BufReader::new(input).lines();
+    loop {
+        let line = match lines.next_line().await {
+            Ok(Some(l)) => l,
+            Ok(None) => break,
+            Err(e) => {
+                shared.event("agent_read_failed", json!({"error": e.to_string()}), None);
+                break;
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(&line) {
+            Ok(Value::Array(batch)) => {
+                for v in batch {
+                    shared.on_agent_message(v, &mut ready_rx).await;
+                }
+            }
+            Ok(v) => shared.on_agent_message(v, &mut ready_rx).await,
+            Err(e) => {
+                shared.event("agent_not_json", json!({"line": line}), None);
+                shared.send_agent(
+                    rpc_error(&Value::Null, -32700, format!("Parse error: {e}")),
+                    "gateway",
+                );
+            }
+        }
+    }
+    // The agent is done: close the server's stdin, give it a moment, then stop it.
+    shared.lock_state().closing = true;
+    shared
+        .to_server
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
+    let mut from_server = from_server;
+    if tokio::time::timeout(Duration::from_secs(3), &mut from_server)
+        .await
+        .is_err()
+    {
+        if let Some(stop) = stop {
+            let _ = stop.send(());
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(3), &mut from_server).await;
+        from_server.abort();
+    }
+    let summary = {
+        let st = shared.lock_state();
+        let mut s = st.summary.clone();
+        s.steps = steps;
+        s
+    };
+    let trace = shared.lock_rec().finish()?;
+    shared.event(
+        "closed",
+        json!({"calls": summary.calls, "refused": summary.refused,
+               "disabled": summary.disabled, "timeouts": summary.timeouts,
+               "trace": trace.display().to_string()}),
+        None,
+    );
+    // Everything queued for the agent before the marker is written first.
+    let _ = shared.to_agent.send(Value::Null);
+    drop(shared);
+    let _ = writer.await;
+    Ok(Summary {
+        trace: Some(trace),
+        ..summary
+    })
+}

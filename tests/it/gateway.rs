@@ -1,0 +1,729 @@
+//! `groundcheck gateway` and `groundcheck run` against real MCP servers: server-everything
+//! from npm (stdio and streamable HTTP) and a small flaky server (tests/fixtures/gateway).
+//! The test is the agent: it writes JSON-RPC lines to the gateway and reads its answers.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::drift::{everything, everything_http};
+use crate::support::{root, run, sql_csv};
+
+/// Bound on any one wait, so a broken gateway fails the test instead of hanging it.
+const WAIT: Duration = Duration::from_secs(60);
+
+struct Agent {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    rx: Receiver<Value>,
+    /// Everything read so far, in order.
+    seen: Vec<Value>,
+}
+
+impl Agent {
+    fn start(out: &Path, args: &[&str]) -> Agent {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_groundcheck"))
+            .arg("gateway")
+            .args(["--out", out.to_str().unwrap(), "--trace-id", "t1"])
+            .args(["--as-user", "fin.analyst.02", "--user-role", "analyst"])
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start the gateway");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| {
+                    panic!("the gateway wrote a line that is not JSON ({e}): {line}")
+                });
+                if tx.send(v).is_err() {
+                    break;
+                }
+            }
+        });
+        Agent {
+            stdin: child.stdin.take(),
+            child,
+            rx,
+            seen: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, v: Value) {
+        let stdin = self.stdin.as_mut().expect("open");
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.response(id)
+    }
+
+    /// Reads until the response to `id`.
+    fn response(&mut self, id: i64) -> Value {
+        loop {
+            let v = self
+                .rx
+                .recv_timeout(WAIT)
+                .expect("an answer from the gateway");
+            self.seen.push(v.clone());
+            if v.get("method").is_none() && v["id"] == json!(id) {
+                return v;
+            }
+        }
+    }
+
+    fn call(&mut self, id: i64, tool: &str, arguments: Value) -> Value {
+        self.request(
+            id,
+            "tools/call",
+            json!({"name": tool, "arguments": arguments}),
+        )
+    }
+
+    fn init(&mut self, capabilities: Value) -> Value {
+        let r = self.request(
+            0,
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": capabilities,
+                   "clientInfo": {"name": "test-agent", "version": "1"}}),
+        );
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        r
+    }
+
+    /// Closes stdin and waits for the gateway to finish its records.
+    fn close(mut self) -> Vec<Value> {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "gateway exited with {status}");
+        self.seen.extend(self.rx.try_iter());
+        self.seen
+    }
+}
+
+fn text(result: &Value) -> String {
+    result
+        .pointer("/result/content/0/text")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn server_args() -> Vec<String> {
+    let mut v = vec!["--".to_string()];
+    v.extend(everything().split(' ').map(str::to_string));
+    v
+}
+
+fn start(out: &Path, extra: &[&str]) -> Agent {
+    let server = server_args();
+    let mut args: Vec<&str> = extra.to_vec();
+    args.extend(server.iter().map(String::as_str));
+    Agent::start(out, &args)
+}
+
+#[test]
+fn gateway_passes_messages_through_in_order_and_records_every_call() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let mut a = start(&out, &[]);
+    let init = a.init(json!({"sampling": {}}));
+    assert_eq!(
+        init["result"]["serverInfo"]["name"],
+        "mcp-servers/everything"
+    );
+    let list = a.request(1, "tools/list", json!({}));
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"get-sum") && names.contains(&"echo"),
+        "{names:?}"
+    );
+
+    // Progress notifications pass through, in order, before the answer.
+    let r = a.request(
+        2,
+        "tools/call",
+        json!({"name": "trigger-long-running-operation", "arguments": {"duration": 0.3, "steps": 3},
+               "_meta": {"progressToken": "p-1"}}),
+    );
+    assert!(
+        text(&r).starts_with("Long running operation completed"),
+        "{r}"
+    );
+    let progress: Vec<i64> = a
+        .seen
+        .iter()
+        .filter(|m| {
+            m["method"] == "notifications/progress" && m["params"]["progressToken"] == "p-1"
+        })
+        .map(|m| m["params"]["progress"].as_i64().unwrap())
+        .collect();
+    assert_eq!(progress, vec![1, 2, 3]);
+
+    // A server-to-client request (sampling) reaches the agent, and its answer the server.
+    a.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                  "params": {"name": "trigger-sampling-request", "arguments": {"prompt": "hi", "maxTokens": 5}}}));
+    let sampling = loop {
+        let v = a.rx.recv_timeout(WAIT).expect("the sampling request");
+        a.seen.push(v.clone());
+        if v["method"] == "sampling/createMessage" {
+            break v;
+        }
+    };
+    a.send(json!({"jsonrpc": "2.0", "id": sampling["id"], "result": {
+        "role": "assistant", "model": "test-model",
+        "content": {"type": "text", "text": "sampled by the test agent"}}}));
+    let r = a.response(3);
+    assert!(r.to_string().contains("sampled by the test agent"), "{r}");
+
+    // A burst of concurrent calls: every one answered, each with its own result.
+    for i in 0..20 {
+        a.send(
+            json!({"jsonrpc": "2.0", "id": 100 + i, "method": "tools/call",
+                      "params": {"name": "get-sum", "arguments": {"a": i, "b": 1000}}}),
+        );
+    }
+    for i in 0..20 {
+        let r = a.response(100 + i);
+        assert_eq!(
+            text(&r),
+            format!("The sum of {i} and 1000 is {}.", i + 1000)
+        );
+    }
+    let seen = a.close();
+
+    // The message log holds what the agent received, in the same order, unchanged.
+    let log = lines(&out.join("gateway/t1.messages.jsonl"));
+    let to_agent: Vec<&Value> = log
+        .iter()
+        .filter(|l| l["direction"] == "server->client")
+        .map(|l| &l["message"])
+        .collect();
+    assert_eq!(to_agent.len(), seen.len());
+    for (logged, got) in to_agent.iter().zip(&seen) {
+        assert_eq!(*logged, got);
+    }
+    let sent: Vec<&Value> = log
+        .iter()
+        .filter(|l| l["direction"] == "client->server" && l["message"]["method"] == "tools/call")
+        .map(|l| &l["message"]["id"])
+        .collect();
+    assert_eq!(sent.len(), 22, "every tools/call reached the server once");
+
+    // Steps: every call paired with its result, for the configured user; Parquet equals
+    // the JSONL.
+    let steps = out.join("gateway/t1.steps.jsonl");
+    let csv = sql_csv(
+        &root(),
+        &[("steps", &steps)],
+        "SELECT kind, count(*) AS n, count(DISTINCT call_id) AS ids, min(as_user) AS u, \
+         min(user_role) AS r, min(server) AS s FROM steps GROUP BY kind ORDER BY kind",
+    );
+    assert_eq!(
+        csv,
+        "kind,n,ids,u,r,s\n\
+         tool_call,22,22,fin.analyst.02,analyst,mcp-servers/everything\n\
+         tool_result,22,22,fin.analyst.02,analyst,mcp-servers/everything\n"
+    );
+    let parquet = out.join("traces/t1.parquet");
+    let q =
+        "SELECT step, kind, call_id, tool, arguments, result, is_error FROM steps ORDER BY step";
+    assert_eq!(
+        sql_csv(&root(), &[("steps", &parquet)], q),
+        sql_csv(&root(), &[("steps", &steps)], q)
+    );
+    let sum = sql_csv(
+        &root(),
+        &[("steps", &parquet)],
+        "SELECT s.result FROM steps c JOIN steps s ON s.call_id = c.call_id AND s.kind = 'tool_result' \
+         WHERE c.kind = 'tool_call' AND c.arguments LIKE '%\"a\":7%'",
+    );
+    // A text result is stored as JSON text, as `ingest` stores it.
+    assert_eq!(sum, "result\n\"\"\"The sum of 7 and 1000 is 1007.\"\"\"\n");
+}
+
+#[test]
+fn gateway_refuses_mismatched_calls_allows_one_retry_then_disables() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let mut a = start(&out, &[]);
+    a.init(json!({}));
+    let r = a.call(1, "echo", json!({"msg": "hi"}));
+    assert_eq!(r["result"]["isError"], true);
+    assert_eq!(
+        text(&r),
+        "Schema mismatch: expected parameter 'message', found 'msg'. Tool blocked. One retry \
+         allowed: call 'echo' again with arguments that match its current inputSchema."
+    );
+    let r = a.call(2, "echo", json!({"text": "hi"}));
+    assert_eq!(
+        text(&r),
+        "Schema mismatch: expected parameter 'message', found 'text'. Tool blocked. That was the \
+         retry: 'echo' is now disabled for this session."
+    );
+    // Disabled: a good call is refused too, and never reaches the server.
+    let r = a.call(3, "echo", json!({"message": "hi"}));
+    assert!(
+        text(&r).starts_with("Tool 'echo' is disabled for this session"),
+        "{r}"
+    );
+    // A good call between two mismatches resets the count.
+    assert_eq!(
+        a.call(4, "get-sum", json!({"a": 1})),
+        a.seen.last().unwrap().clone()
+    );
+    assert!(text(&a.call(5, "get-sum", json!({"a": 1, "b": 2}))).contains("is 3"));
+    let r = a.call(6, "get-sum", json!({"a": "one", "b": 2}));
+    assert!(text(&r).contains("One retry allowed"), "{r}");
+    let r = a.call(7, "no-such-tool", json!({}));
+    assert!(
+        text(&r).starts_with("Schema mismatch: tool 'no-such-tool' is not offered"),
+        "{r}"
+    );
+    a.close();
+
+    let log = lines(&out.join("gateway/t1.messages.jsonl"));
+    let forwarded: Vec<i64> = log
+        .iter()
+        .filter(|l| l["direction"] == "client->server" && l["message"]["method"] == "tools/call")
+        .map(|l| l["message"]["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(
+        forwarded,
+        vec![5],
+        "only the valid get-sum call reached the server"
+    );
+    let events = lines(&out.join("gateway/t1.events.jsonl"));
+    let disabled: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] == "tool_disabled")
+        .collect();
+    assert_eq!(disabled.len(), 1);
+    assert_eq!(disabled[0]["tool"], "echo");
+    let refused = events.iter().filter(|e| e["event"] == "refused").count();
+    assert_eq!(refused, 6);
+    // The refusals are in the trace as the model saw them: error results.
+    let csv = sql_csv(
+        &root(),
+        &[("steps", &out.join("traces/t1.parquet"))],
+        "SELECT call_id, tool, is_error FROM steps WHERE kind = 'tool_result' ORDER BY step",
+    );
+    assert_eq!(
+        csv,
+        "call_id,tool,is_error\n1,echo,true\n2,echo,true\n3,echo,true\n4,get-sum,true\n\
+         5,get-sum,false\n6,get-sum,true\n7,no-such-tool,true\n"
+    );
+}
+
+/// A stored snapshot of the live server in which get-sum's `a` is still called `augend`
+/// (what the agent was built against).
+fn pin_with_renamed_param(dir: &Path) -> PathBuf {
+    let server = everything();
+    let mut args = vec![
+        "snapshot",
+        "--jsonl",
+        "--captured-at",
+        "2026-11-01T00:00:00Z",
+        "--out",
+    ];
+    let out = dir.join("pin");
+    args.push(out.to_str().unwrap());
+    args.push("--");
+    args.extend(server.split(' '));
+    let r = run(&root(), &args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let file = out.join("snapshots/mcp-servers_everything/2026-11-01T000000Z.jsonl");
+    let rows: Vec<String> = lines(&file)
+        .into_iter()
+        .map(|mut row| {
+            if row["tool"] == "get-sum" {
+                let s = &mut row["input_schema"];
+                let a = s["properties"]["a"].take();
+                s["properties"].as_object_mut().unwrap().remove("a");
+                s["properties"]["augend"] = a;
+                s["required"] = json!(["augend", "b"]);
+            }
+            row.to_string()
+        })
+        .collect();
+    std::fs::write(&file, rows.join("\n") + "\n").unwrap();
+    file
+}
+
+#[test]
+fn gateway_blocks_tools_that_drifted_from_the_pin() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pin = pin_with_renamed_param(tmp.path());
+    let out = tmp.path().join("out");
+    let mut a = start(&out, &["--pin", pin.to_str().unwrap()]);
+    a.init(json!({}));
+    let r = a.call(1, "get-sum", json!({"a": 1, "b": 2}));
+    assert_eq!(r["result"]["isError"], true);
+    let t = text(&r);
+    assert!(
+        t.starts_with("Tool 'get-sum' changed since the pinned snapshot:") && t.contains("augend"),
+        "{t}"
+    );
+    assert!(
+        t.ends_with("Tool blocked until the change is confirmed."),
+        "{t}"
+    );
+    assert_eq!(
+        text(&a.call(2, "echo", json!({"message": "hi"}))),
+        "Echo: hi"
+    );
+    let list = a.request(3, "tools/list", json!({}));
+    assert!(
+        list.to_string().contains("\"get-sum\""),
+        "--on-block error keeps it listed"
+    );
+    a.close();
+    let events = lines(&out.join("gateway/t1.events.jsonl"));
+    let drift = events
+        .iter()
+        .find(|e| e["event"] == "drift")
+        .expect("a drift event");
+    assert_eq!(drift["blocked"], json!(["get-sum"]));
+
+    // --on-block hide: left out of tools/list, and still refused when called.
+    let out = tmp.path().join("hidden");
+    let mut a = start(
+        &out,
+        &["--pin", pin.to_str().unwrap(), "--on-block", "hide"],
+    );
+    a.init(json!({}));
+    let list = a.request(1, "tools/list", json!({}));
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        !names.contains(&"get-sum") && names.contains(&"echo"),
+        "{names:?}"
+    );
+    assert_eq!(
+        a.call(2, "get-sum", json!({"a": 1, "b": 2}))["result"]["isError"],
+        true
+    );
+    a.close();
+}
+
+fn flaky(out: &Path, extra: &[&str]) -> Agent {
+    let script = root().join("tests/fixtures/gateway/flaky_server.py");
+    let mut args = vec!["--call-timeout", "1"];
+    args.extend(extra);
+    args.extend(["--", "python3", script.to_str().unwrap()]);
+    Agent::start(out, &args)
+}
+
+#[test]
+fn gateway_answers_for_a_server_that_hangs_or_dies_and_keeps_the_trace() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let mut a = flaky(&out, &[]);
+    a.init(json!({}));
+    assert_eq!(text(&a.call(1, "ok", json!({}))), "fine");
+    let r = a.call(2, "hang", json!({}));
+    assert_eq!(r["error"]["code"], -32001);
+    assert_eq!(
+        r["error"]["message"],
+        "groundcheck gateway: the MCP server did not answer tools/call hang within 1s; the \
+         request was cancelled"
+    );
+    let r = a.call(3, "crash", json!({}));
+    assert_eq!(r["error"]["code"], -32000);
+    assert_eq!(
+        r["error"]["message"],
+        "groundcheck gateway: the server exited with status 3 (closed its stdout) before \
+         answering tools/call"
+    );
+    let r = a.call(4, "ok", json!({}));
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("; tools/call was not sent"),
+        "{r}"
+    );
+    // The gateway is killed: the steps written so far are all there, line by line.
+    a.child.kill().unwrap();
+    a.child.wait().unwrap();
+    let steps = lines(&out.join("gateway/t1.steps.jsonl"));
+    let summary: Vec<String> = steps
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {} {}",
+                s["kind"].as_str().unwrap(),
+                s["tool"].as_str().unwrap(),
+                s["is_error"]
+                    .as_bool()
+                    .map(|b| b.to_string())
+                    .unwrap_or_default()
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            "tool_call ok ",
+            "tool_result ok false",
+            "tool_call hang ",
+            "tool_result hang true",
+            "tool_call crash ",
+            "tool_result crash true",
+            "tool_call ok ",
+            "tool_result ok true"
+        ]
+    );
+    assert_eq!(
+        steps[1]["as_of"], "2026-11-01T00:00:00Z",
+        "as_of from the result's _meta"
+    );
+    assert_eq!(steps[1]["server"], "flaky");
+    let events = lines(&out.join("gateway/t1.events.jsonl"));
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["started", "timeout", "upstream_closed"]);
+}
+
+#[test]
+fn gateway_over_a_streamable_http_upstream() {
+    let (_server, url) = everything_http();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let mut a = Agent::start(&out, &["--upstream", &url]);
+    a.init(json!({}));
+    assert_eq!(
+        text(&a.call(1, "get-sum", json!({"a": 2, "b": 3}))),
+        "The sum of 2 and 3 is 5."
+    );
+    assert!(text(&a.call(2, "get-sum", json!({"x": 2, "b": 3}))).starts_with("Schema mismatch"));
+    a.close();
+    let steps = lines(&out.join("gateway/t1.steps.jsonl"));
+    assert_eq!(steps.len(), 4);
+    assert_eq!(steps[1]["result"], "The sum of 2 and 3 is 5.");
+}
+
+#[test]
+fn run_drives_a_scripted_agent_through_the_gateway() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let cases = dir.join("cases.jsonl");
+    std::fs::write(
+        &cases,
+        [
+            json!({"case_id": "sum-1", "question": "What is 2 plus 3?", "as_user": "fin.analyst.02",
+                   "user_role": "analyst", "gold": {"answer": 5, "tolerance": 0,
+                   "required_fields": ["get-sum.a", "get-sum.b"], "forbidden_fields": []}}),
+            json!({"case_id": "retry-1", "question": "Say hi", "as_user": "ops.01", "user_role": "ops",
+                   "gold": {"answer": "Echo: hi", "required_fields": ["echo.message"], "forbidden_fields": []}}),
+            json!({"case_id": "burst-1", "question": "Add ten pairs", "as_user": "ops.01",
+                   "user_role": "ops", "gold": {"answer": "done", "required_fields": [], "forbidden_fields": []}}),
+        ]
+        .map(|v| v.to_string())
+        .join("\n"),
+    )
+    .unwrap();
+    let burst: Vec<Value> = (0..10)
+        .map(|i| json!({"call": "get-sum", "arguments": {"a": i, "b": 1}}))
+        .collect();
+    let plan = dir.join("plan.json");
+    std::fs::write(
+        &plan,
+        json!({
+            "sum-1": [{"call": "get-sum", "arguments": {"a": 2, "b": 3}}, {"answer_from_last": true}],
+            "retry-1": [{"call": "echo", "arguments": {"msg": "hi"}},
+                        {"call": "echo", "arguments": {"message": "hi"}}, {"answer_from_last": true}],
+            "burst-1": [{"burst": burst}, {"answer": "done"}],
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let agent = format!(
+        "python3 {} {}",
+        root()
+            .join("tests/fixtures/gateway/scripted_agent.py")
+            .display(),
+        plan.display()
+    );
+    let out = dir.join("out");
+    let mut args = vec![
+        "run",
+        "--cases",
+        cases.to_str().unwrap(),
+        "--agent",
+        &agent,
+        "--run-id",
+        "r1",
+        "--jobs",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+        "--",
+    ];
+    let server = everything();
+    args.extend(server.split(' '));
+    let r = run(dir, &args);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("3 case(s), 0 failed, 35 step(s)"),
+        "{}",
+        r.stdout
+    );
+
+    let traces = out.join("traces");
+    let csv = sql_csv(
+        &root(),
+        &[("steps", &traces)],
+        "SELECT case_id, string_agg(kind, ' ' ORDER BY step) AS kinds, \
+         count(*) FILTER (WHERE kind = 'tool_result' AND is_error) AS refused, \
+         count(DISTINCT call_id) AS calls, min(as_user) AS u, max(run_id) AS run \
+         FROM steps GROUP BY case_id ORDER BY case_id",
+    );
+    assert_eq!(
+        csv,
+        "case_id,kinds,refused,calls,u,run\n\
+         burst-1,user tool_call tool_call tool_call tool_call tool_call tool_call tool_call tool_call tool_call tool_call tool_result tool_result tool_result tool_result tool_result tool_result tool_result tool_result tool_result tool_result reasoning answer,0,10,ops.01,r1\n\
+         retry-1,user tool_call tool_result tool_call tool_result reasoning answer,1,2,ops.01,r1\n\
+         sum-1,user tool_call tool_result reasoning answer,0,1,fin.analyst.02,r1\n"
+    );
+    let answers = sql_csv(
+        &root(),
+        &[("steps", &traces)],
+        "SELECT case_id, text, model, input_tokens, output_tokens FROM steps WHERE kind = 'answer' ORDER BY case_id",
+    );
+    assert_eq!(
+        answers,
+        "case_id,text,model,input_tokens,output_tokens\n\
+         burst-1,done,scripted,1100,10\n\
+         retry-1,Echo: hi,scripted,300,10\n\
+         sum-1,The sum of 2 and 3 is 5.,scripted,200,10\n"
+    );
+    // Ready for label: the recorded traces score against the cases' gold.
+    let labels = dir.join("labels");
+    let r = run(
+        dir,
+        &[
+            "label",
+            "--data",
+            root().join("datasets/demo").to_str().unwrap(),
+            "--table",
+            &format!("cases={}", cases.display()),
+            "--table",
+            &format!("steps={}", traces.display()),
+            "--out",
+            labels.to_str().unwrap(),
+            "-q",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let labeled = std::fs::read_to_string(labels.join("labels.jsonl")).unwrap();
+    assert_eq!(labeled.lines().count(), 3);
+    for l in labeled.lines() {
+        let v: Value = serde_json::from_str(l).unwrap();
+        assert_eq!(v["correct"], true, "{l}");
+    }
+}
+
+#[test]
+fn run_reports_agents_that_fail_or_time_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let cases = dir.join("cases.jsonl");
+    std::fs::write(
+        &cases,
+        "{\"case_id\": \"fails\", \"question\": \"q\"}\n{\"case_id\": \"slow\", \"question\": \"q\"}\n",
+    )
+    .unwrap();
+    let plan = dir.join("plan.json");
+    std::fs::write(
+        &plan,
+        json!({"fails": [{"call": "ok"}, {"exit": 2}], "slow": [{"sleep": 120}]}).to_string(),
+    )
+    .unwrap();
+    let agent = format!(
+        "python3 {} {}",
+        root()
+            .join("tests/fixtures/gateway/scripted_agent.py")
+            .display(),
+        plan.display()
+    );
+    let flaky = root().join("tests/fixtures/gateway/flaky_server.py");
+    let out = dir.join("out");
+    let r = run(
+        dir,
+        &[
+            "run",
+            "--cases",
+            cases.to_str().unwrap(),
+            "--agent",
+            &agent,
+            "--run-id",
+            "r2",
+            "--case-timeout",
+            "5",
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+            "--",
+            "python3",
+            flaky.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let summary = std::fs::read_to_string(out.join("run/r2/summary.jsonl")).unwrap();
+    let status: Vec<(String, String)> = summary
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|v| {
+            (
+                v["case_id"].as_str().unwrap().into(),
+                v["status"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        status,
+        [
+            ("fails".to_string(), "agent failed (exit 2)".to_string()),
+            ("slow".to_string(), "timed out after 5s".to_string())
+        ]
+    );
+    // The failed agent's tool call is kept; no answer step is invented.
+    let csv = sql_csv(
+        &root(),
+        &[("steps", &out.join("traces"))],
+        "SELECT case_id, string_agg(kind, ' ' ORDER BY step) AS kinds FROM steps GROUP BY case_id ORDER BY case_id",
+    );
+    assert_eq!(
+        csv,
+        "case_id,kinds\nfails,user tool_call tool_result\nslow,user\n"
+    );
+}
