@@ -275,10 +275,12 @@ pub async fn run_case(opts: &Options, case: &Case) -> Result<Outcome> {
         Ok(Err(e)) => (format!("agent failed ({e})"), String::new()),
         Err(_) => {
             // The agent, its gateway and the server share the agent's process group.
-            if let Some(pid) = pid {
-                let _ = std::process::Command::new("kill")
-                    .args(["-KILL", &format!("-{pid}")])
-                    .status();
+            // (Not `kill -KILL -PGID`: procps' kill read that as "every process".)
+            if let Some(pgid) = pid.and_then(|p| i32::try_from(p).ok()).filter(|p| *p > 1) {
+                // SAFETY: kill(2) with a negative pid signals that process group only.
+                unsafe {
+                    libc::kill(-pgid, libc::SIGKILL);
+                }
             }
             (
                 format!("timed out after {}s", opts.case_timeout.as_secs_f64()),

@@ -173,5 +173,9 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .unwrap_or_default()
         );
     }
-    Ok(ExitCode::SUCCESS)
+    // tokio's stdin reads on a blocking thread that a runtime shutdown would wait for
+    // until the agent writes or closes: after a signal, leave now (records are done).
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    std::process::exit(0);
 }

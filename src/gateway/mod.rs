@@ -795,8 +795,17 @@ where
         })
     };
     let mut lines = BufReader::new(input).lines();
+    // SIGTERM or SIGINT ends the session like a closed stdin: records finished, server
+    // stopped.
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(|e| Error::Input(format!("cannot watch for SIGTERM: {e}")))?;
     loop {
-        let line = match lines.next_line().await {
+        let next = tokio::select! {
+            l = lines.next_line() => l,
+            _ = term.recv() => Ok(None),
+            _ = tokio::signal::ctrl_c() => Ok(None),
+        };
+        let line = match next {
             Ok(Some(l)) => l,
             Ok(None) => break,
             Err(e) => {

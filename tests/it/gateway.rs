@@ -469,9 +469,10 @@ fn gateway_answers_for_a_server_that_hangs_or_dies_and_keeps_the_trace() {
             .ends_with("; tools/call was not sent"),
         "{r}"
     );
-    // The gateway is killed: the steps written so far are all there, line by line.
+    // The gateway is killed hard: the steps written so far are all there, line by line.
     a.child.kill().unwrap();
     a.child.wait().unwrap();
+    assert!(!out.join("traces/t1.parquet").exists());
     let steps = lines(&out.join("gateway/t1.steps.jsonl"));
     let summary: Vec<String> = steps
         .iter()
@@ -511,6 +512,32 @@ fn gateway_answers_for_a_server_that_hangs_or_dies_and_keeps_the_trace() {
         .map(|e| e["event"].as_str().unwrap())
         .collect();
     assert_eq!(kinds, ["started", "timeout", "upstream_closed"]);
+}
+
+#[test]
+fn sigterm_ends_the_session_like_a_closed_stdin() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let mut a = flaky(&out, &[]);
+    a.init(json!({}));
+    assert_eq!(text(&a.call(1, "ok", json!({}))), "fine");
+    let pid = a.child.id().to_string();
+    let killed = Command::new("kill")
+        .args(["-s", "TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = a.child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    let csv = sql_csv(
+        &root(),
+        &[("steps", &out.join("traces/t1.parquet"))],
+        "SELECT kind, tool, as_of FROM steps ORDER BY step",
+    );
+    assert_eq!(
+        csv,
+        "kind,tool,as_of\ntool_call,ok,\ntool_result,ok,2026-11-01T00:00:00Z\n"
+    );
 }
 
 #[test]
