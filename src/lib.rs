@@ -6,6 +6,7 @@
 //! `groundcheck-udfs` crate.
 
 pub mod canary;
+pub mod cluster;
 pub mod docs;
 pub mod drift;
 pub mod drift_format;

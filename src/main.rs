@@ -8,8 +8,20 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
+    // Ballista and DataFusion log through `log`: RUST_LOG shows it; the cluster verbs log
+    // at info by default.
+    let verb = std::env::args().nth(1).unwrap_or_default();
+    let default = if verb == "scheduler" || verb == "executor" {
+        "info"
+    } else {
+        "off"
+    };
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(default)).init();
+    // Deep plans (the labels query nests ~100 operators) recurse deeply when a cluster
+    // encodes and decodes them; Ballista's own binaries run with 32 MiB stacks too.
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .thread_stack_size(32 * 1024 * 1024)
         .build()
     {
         Ok(rt) => rt,

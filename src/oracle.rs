@@ -42,9 +42,14 @@ pub fn schema() -> SchemaRef {
     ]))
 }
 
-/// Registers the (empty) table the oracle's findings go into.
-pub fn register(ctx: &SessionContext) -> Result<()> {
-    ctx.register_table(TABLE, Arc::new(MemTable::try_new(schema(), vec![vec![]])?))?;
+/// Registers the (empty) table the oracle's findings go into. On a cluster it is a table
+/// of no files: the oracle runs locally and its in-memory findings cannot be shipped.
+pub fn register(ctx: &SessionContext, on_cluster: bool) -> Result<()> {
+    if on_cluster {
+        ctx.register_table(TABLE, crate::session::empty_table(TABLE, schema())?)?;
+    } else {
+        ctx.register_table(TABLE, Arc::new(MemTable::try_new(schema(), vec![vec![]])?))?;
+    }
     Ok(())
 }
 

@@ -12,7 +12,6 @@ use std::sync::Arc;
 
 use datafusion::catalog::TableProvider;
 use datafusion::catalog::streaming::StreamingTable;
-use datafusion::datasource::empty::EmptyTable;
 use datafusion::datasource::file_format::parquet::ParquetFormat;
 use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
@@ -88,6 +87,10 @@ pub struct SessionOptions {
     pub read: ReadOptions,
     /// The steps table given as rows (from `--traces-from`), instead of found.
     pub steps: Option<arrow::array::RecordBatch>,
+    /// Run the queries on a Ballista cluster (tables must be Parquet).
+    pub cluster: Option<crate::cluster::Cluster>,
+    /// target_partitions, when not the default.
+    pub partitions: Option<usize>,
 }
 
 pub struct Session {
@@ -99,11 +102,24 @@ pub struct Session {
     /// Things the user should know that are not errors (a missing table, an ignored file).
     pub notes: Vec<String>,
     pub read: ReadOptions,
+    /// Queries run on a Ballista cluster.
+    pub on_cluster: bool,
 }
 
 impl Session {
     pub async fn open(opts: SessionOptions) -> Result<Self> {
-        let ctx = new_context()?;
+        let ctx = match &opts.cluster {
+            None => new_context()?,
+            Some(c) => crate::cluster::context(c, opts.partitions).await?,
+        };
+        if let (None, Some(n)) = (&opts.cluster, opts.partitions) {
+            ctx.state_ref()
+                .write()
+                .config_mut()
+                .options_mut()
+                .execution
+                .target_partitions = n.max(1);
+        }
         let overrides: BTreeMap<&str, &str> = opts
             .tables
             .iter()
@@ -126,6 +142,7 @@ impl Session {
             notes: Vec::new(),
             read: opts.read.clone(),
             progress: Arc::default(),
+            on_cluster: opts.cluster.is_some(),
         };
         for spec in all_tables() {
             if spec.name == "steps"
@@ -144,10 +161,18 @@ impl Session {
                 Some(path) => session.find_at(spec, &Location::parse(path)?, true).await?,
                 None => session.find_in_project(spec, &project).await?,
             };
+            if opts.cluster.is_some() && source.format == Some(Format::Jsonl) {
+                return Err(Error::Usage(format!(
+                    "table {} is JSON lines at {}: a cluster reads Parquet (the executors \
+                     read the files themselves); run `groundcheck ingest --data {} --out DIR` \
+                     and use --data DIR",
+                    spec.name, source.searched, opts.data
+                )));
+            }
             session.register(&source)?;
             session.sources.push(source);
         }
-        crate::oracle::register(&session.ctx)?;
+        crate::oracle::register(&session.ctx, opts.cluster.is_some())?;
         crate::drift_rules::register(&session.ctx)?;
         // An older version of the context, filled by `groundcheck suite impact --old`.
         for spec in OLD_TABLES.iter() {
@@ -181,6 +206,7 @@ impl Session {
             notes: Vec::new(),
             read: ReadOptions::default(),
             progress: Arc::default(),
+            on_cluster: false,
         };
         let source = session.find_at(spec, &Location::parse(path)?, true).await?;
         session.register(&source)?;
@@ -326,13 +352,17 @@ impl Session {
     pub fn provider(&self, source: &TableSource) -> Result<Arc<dyn TableProvider>> {
         let schema = source.spec.schema.clone();
         Ok(match source.format {
-            None => Arc::new(EmptyTable::new(schema)),
-            Some(Format::Parquet) => {
-                let urls = source
+            // A table the project lacks is a Parquet table of no files: it plans like the
+            // others and, unlike an EmptyTable, can be sent to a cluster.
+            None | Some(Format::Parquet) => {
+                let mut urls = source
                     .files
                     .iter()
                     .map(|f| ListingTableUrl::parse(&f.url))
                     .collect::<datafusion::error::Result<Vec<_>>>()?;
+                if urls.is_empty() {
+                    urls.push(ListingTableUrl::parse(empty_url(source.spec.name))?);
+                }
                 let options = ListingOptions::new(Arc::new(ParquetFormat::default()))
                     .with_file_extension(".parquet");
                 let config = ListingTableConfig::new_with_multi_paths(urls)
@@ -385,7 +415,16 @@ pub fn new_context() -> Result<SessionContext> {
     let runtime = RuntimeEnvBuilder::new()
         .with_object_store_registry(Arc::new(S3Registry::default()))
         .build_arc()?;
-    let mut config = SessionConfig::new().with_information_schema(true);
+    let config = apply_options(SessionConfig::new());
+    let mut ctx = SessionContext::new_with_config_rt(config, runtime);
+    groundcheck_udfs::register_all(&mut ctx)?;
+    datafusion_functions_json::register_all(&mut ctx)?;
+    Ok(ctx)
+}
+
+/// The session options every groundcheck query runs with, locally or on a cluster.
+pub fn apply_options(config: SessionConfig) -> SessionConfig {
+    let mut config = config.with_information_schema(true);
     // DataFusion 55's leaf-expression pushdown (struct field access moved towards the scan)
     // gave us planning errors and, once, wrong rows on the labels queries; upstream tracks
     // this class of bug in apache/datafusion#25459. Correct rows first: it stays off.
@@ -397,10 +436,7 @@ pub fn new_context() -> Result<SessionContext> {
     // case_id) with wide rows; with hash joins it took 3.3x the time and 2.8x the memory
     // at 100k tasks (benches/RESULTS.md), and with single-partition hash joins 24 GiB.
     config.options_mut().optimizer.prefer_hash_join = false;
-    let mut ctx = SessionContext::new_with_config_rt(config, runtime);
-    groundcheck_udfs::register_all(&mut ctx)?;
-    datafusion_functions_json::register_all(&mut ctx)?;
-    Ok(ctx)
+    config
 }
 
 struct JsonlPartition {
@@ -436,6 +472,50 @@ impl PartitionStream for JsonlPartition {
     }
 }
 
+/// An empty table named `name` with `schema` (one Parquet file of no rows).
+pub fn empty_table(
+    name: &str,
+    schema: arrow::datatypes::SchemaRef,
+) -> Result<Arc<dyn TableProvider>> {
+    let options =
+        ListingOptions::new(Arc::new(ParquetFormat::default())).with_file_extension(".parquet");
+    let config = ListingTableConfig::new(ListingTableUrl::parse(empty_url(name))?)
+        .with_listing_options(options)
+        .with_schema(schema);
+    Ok(Arc::new(ListingTable::try_new(config)?))
+}
+
+/// Where a table the project lacks is read from: a Parquet file of no rows in a store
+/// that every machine builds the same way (the registry below), so that the table plans
+/// like the others and can be sent to a cluster (an EmptyTable or MemTable cannot; a
+/// listing of no files gives a stage of no partitions, which Ballista's joins reject).
+fn empty_url(table: &str) -> String {
+    format!("groundcheck-empty://none/{table}.parquet")
+}
+
+static EMPTY_STORE: std::sync::LazyLock<Arc<dyn ObjectStore>> = std::sync::LazyLock::new(|| {
+    let store = object_store::memory::InMemory::new();
+    let tables = all_tables()
+        .into_iter()
+        .map(|t| (t.name, t.schema.clone()))
+        .chain([(crate::oracle::TABLE, crate::oracle::schema())]);
+    for (name, schema) in tables {
+        let mut bytes = Vec::new();
+        let written = parquet::arrow::ArrowWriter::try_new(&mut bytes, schema, None)
+            .and_then(|w| w.close().map(|_| ()));
+        if written.is_ok() {
+            let path = object_store::path::Path::from(format!("{name}.parquet"));
+            // InMemory answers at once: no runtime needed.
+            let _ = futures::executor::block_on(object_store::ObjectStoreExt::put(
+                &store,
+                &path,
+                bytes.into(),
+            ));
+        }
+    }
+    Arc::new(store)
+});
+
 /// Builds an S3 store per bucket on first use, from the standard AWS environment
 /// (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT`,
 /// `AWS_ALLOW_HTTP`, …). Path-style requests unless `AWS_VIRTUAL_HOSTED_STYLE_REQUEST`.
@@ -456,6 +536,9 @@ impl ObjectStoreRegistry for S3Registry {
     fn get_store(&self, url: &Url) -> datafusion::error::Result<Arc<dyn ObjectStore>> {
         if let Ok(store) = self.inner.get_store(url) {
             return Ok(store);
+        }
+        if url.scheme() == "groundcheck-empty" {
+            return Ok(Arc::clone(&EMPTY_STORE));
         }
         if url.scheme() != "s3" {
             return self.inner.get_store(url);

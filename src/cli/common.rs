@@ -33,6 +33,21 @@ pub struct Input {
     /// Longest input line accepted, in bytes.
     #[arg(long, default_value_t = 16 * 1024 * 1024)]
     pub max_line_bytes: usize,
+
+    /// Run the queries on a Ballista cluster: the scheduler's df://HOST:PORT (start one
+    /// with `groundcheck scheduler`, executors with `groundcheck executor`). Tables must
+    /// be Parquet the executors can reach (s3://, or a shared path). docs/cluster.md.
+    #[arg(long, value_name = "df://HOST:PORT", conflicts_with = "standalone")]
+    pub cluster: Option<String>,
+
+    /// Run the queries on a Ballista scheduler and executor started in this process.
+    #[arg(long)]
+    pub standalone: bool,
+
+    /// Partitions per stage (DataFusion's target_partitions; default: this machine's
+    /// cores). On a cluster each shuffle has this many partitions.
+    #[arg(long, value_name = "N")]
+    pub partitions: Option<usize>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -103,7 +118,14 @@ impl Input {
                 Some(groundcheck::import::steps_batch(&imported.steps)?)
             }
         };
+        let cluster = match (&self.cluster, self.standalone) {
+            (Some(url), _) => Some(groundcheck::cluster::Cluster::Remote(url.clone())),
+            (None, true) => Some(groundcheck::cluster::Cluster::Standalone),
+            (None, false) => None,
+        };
         let session = Session::open(SessionOptions {
+            cluster,
+            partitions: self.partitions,
             steps,
             data: self.data.clone(),
             tables: self.tables.clone(),
@@ -154,6 +176,12 @@ impl Oracle {
     /// Runs the oracle over the session's calls, if one was given.
     pub async fn apply(&self, session: &Session) -> anyhow::Result<()> {
         if let Some(cmd) = &self.policy_oracle {
+            if session.on_cluster {
+                anyhow::bail!(
+                    "--policy-oracle runs on this machine and its findings stay in memory, \
+                     which a cluster cannot read: label without --cluster"
+                );
+            }
             let timeout = std::time::Duration::from_secs_f64(self.policy_oracle_timeout.max(0.001));
             let n = groundcheck::oracle::run(&session.ctx, cmd, timeout)
                 .await

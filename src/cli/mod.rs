@@ -4,6 +4,7 @@
 //! (`| head`) is not an error.
 
 mod canary;
+mod cluster;
 mod common;
 mod drift;
 mod functions;
@@ -38,6 +39,7 @@ pub struct Cli {
 enum Command {
     Canary(canary::Args),
     Drift(drift::Args),
+    Executor(cluster::ExecutorArgs),
     Functions(functions::Args),
     Gateway(gateway::Args),
     Gen(synth::Args),
@@ -49,6 +51,7 @@ enum Command {
     Review(review::Args),
     Run(run::Args),
     Sample(sample::Args),
+    Scheduler(cluster::SchedulerArgs),
     Snapshot(snapshot::Args),
     Sql(sql::Args),
     Suite(suite::Args),
@@ -59,6 +62,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Canary(a) => canary::run(a).await,
         Command::Drift(a) => drift::run(a).await,
+        Command::Executor(a) => cluster::run_executor(a).await,
         Command::Functions(a) => functions::run(a).await,
         Command::Gateway(a) => gateway::run(a).await,
         Command::Gen(a) => synth::run(a).await,
@@ -70,6 +74,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Review(a) => review::run(a).await,
         Command::Run(a) => run::run(a).await,
         Command::Sample(a) => sample::run(a).await,
+        Command::Scheduler(a) => cluster::run_scheduler(a).await,
         Command::Snapshot(a) => snapshot::run(a).await,
         Command::Sql(a) => sql::run(a).await,
         Command::Suite(a) => suite::run(a).await,

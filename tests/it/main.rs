@@ -4,6 +4,7 @@
 mod bad_input;
 mod canary;
 mod cli;
+mod cluster;
 mod drift;
 mod gateway;
 mod import;

@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use crate::support::{cmd, copy_dir, demo, tree};
 
-struct S3Server {
+pub struct S3Server {
     child: Child,
-    endpoint: String,
-    root: tempfile::TempDir,
+    pub endpoint: String,
+    pub root: tempfile::TempDir,
 }
 
 impl Drop for S3Server {
@@ -43,7 +43,7 @@ fn s3s_fs() -> Option<PathBuf> {
 
 /// Starts s3s-fs on a free loopback port with one bucket, `lake`, holding the demo
 /// project under `projects/demo/`.
-fn start() -> Option<S3Server> {
+pub fn start() -> Option<S3Server> {
     let Some(bin) = s3s_fs() else {
         assert!(
             std::env::var_os("CI").is_none(),
@@ -90,18 +90,19 @@ fn start() -> Option<S3Server> {
 }
 
 impl S3Server {
-    fn run(&self, dir: &Path, args: &[&str]) -> crate::support::Run {
-        let out = cmd(dir)
-            .args(args)
-            .env("AWS_ACCESS_KEY_ID", "gc-test-key")
+    /// The AWS environment that reaches this server.
+    pub fn env<'a>(&self, c: &'a mut Command) -> &'a mut Command {
+        c.env("AWS_ACCESS_KEY_ID", "gc-test-key")
             .env("AWS_SECRET_ACCESS_KEY", "gc-test-secret")
             .env("AWS_REGION", "us-east-1")
             .env("AWS_ENDPOINT", &self.endpoint)
             .env("AWS_ALLOW_HTTP", "true")
             .env_remove("AWS_SESSION_TOKEN")
             .env_remove("AWS_PROFILE")
-            .output()
-            .unwrap();
+    }
+
+    pub fn run(&self, dir: &Path, args: &[&str]) -> crate::support::Run {
+        let out = self.env(cmd(dir).args(args)).output().unwrap();
         crate::support::Run {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -109,7 +110,7 @@ impl S3Server {
         }
     }
 
-    fn ok(&self, dir: &Path, args: &[&str]) -> String {
+    pub fn ok(&self, dir: &Path, args: &[&str]) -> String {
         let r = self.run(dir, args);
         assert_eq!(r.code, 0, "groundcheck {args:?}:\n{}", r.stderr);
         r.stdout

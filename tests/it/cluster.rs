@@ -1,0 +1,308 @@
+//! `label` and `report` on a Ballista cluster: a real scheduler and two executors, each
+//! its own `groundcheck` process on 127.0.0.1, reading a generated project (Parquet) from
+//! the loopback S3 server. The outputs must be byte-identical to the local run's, also
+//! when one executor is killed in the middle of a query.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use crate::s3::{S3Server, start};
+use crate::support::{copy_dir, run};
+
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts `groundcheck ARGS` with the S3 environment, its log in `log`.
+fn spawn(s3: &S3Server, log: &Path, args: &[&str]) -> Proc {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_groundcheck"));
+    c.args(args)
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(log).unwrap());
+    Proc(s3.env(&mut c).spawn().expect("start groundcheck"))
+}
+
+/// How many lines of `log` contain `what`.
+fn count(log: &Path, what: &str) -> usize {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains(what))
+        .count()
+}
+
+/// Waits (bounded: 2400 x 50 ms) until `log` has more than `after` lines with `what`.
+fn wait_for(log: &Path, what: &str, after: usize) {
+    let seen = (0..2400).any(|_| {
+        count(log, what) > after || {
+            std::thread::sleep(Duration::from_millis(50));
+            false
+        }
+    });
+    assert!(seen, "no {what:?} in {}", log.display());
+}
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    [
+        "labels.jsonl",
+        "labels.parquet",
+        "report.json",
+        "report.parquet",
+    ]
+    .iter()
+    .map(|f| (f.to_string(), std::fs::read(dir.join(f)).unwrap()))
+    .collect()
+}
+
+#[test]
+fn label_and_report_on_a_cluster_equal_the_local_run_and_survive_a_dead_executor() {
+    let Some(s3) = start() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    eprintln!(
+        "cluster test folder (logs/ holds the servers' logs): {}",
+        dir.display()
+    );
+    // A generated project, as Parquet, in the bucket.
+    let gen_dir = dir.join("gen");
+    let r = run(
+        dir,
+        &[
+            "gen",
+            "--tasks",
+            "300",
+            "--seed",
+            "11",
+            "--out",
+            gen_dir.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let pq = dir.join("pq");
+    let r = run(
+        dir,
+        &[
+            "ingest",
+            "-q",
+            "--data",
+            gen_dir.to_str().unwrap(),
+            "--out",
+            pq.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    copy_dir(&pq, &s3.root.path().join("lake/gen"));
+    let data = "s3://lake/gen";
+
+    let port = free_port();
+    let bind = format!("127.0.0.1:{port}");
+    let logs = dir.join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let sched_log = logs.join("scheduler.log");
+    let _scheduler = spawn(
+        &s3,
+        &sched_log,
+        &["scheduler", "--bind", &bind, "--executor-timeout", "4"],
+    );
+    wait_for(&sched_log, "listening", 0);
+    let mut executors = Vec::new();
+    for i in 0..2 {
+        let (p, g) = (free_port().to_string(), free_port().to_string());
+        let work = dir.join(format!("work{i}"));
+        std::fs::create_dir_all(&work).unwrap();
+        let log = logs.join(format!("executor{i}.log"));
+        let proc_ = spawn(
+            &s3,
+            &log,
+            &[
+                "executor",
+                "--scheduler",
+                &bind,
+                "--port",
+                &p,
+                "--grpc-port",
+                &g,
+                "--heartbeat",
+                "1",
+                "--concurrent-tasks",
+                "2",
+                "--work-dir",
+                work.to_str().unwrap(),
+            ],
+        );
+        executors.push((proc_, log));
+    }
+    let cluster = format!("df://{bind}");
+
+    // Local and cluster runs of the same verbs over the same S3 project.
+    for verb in ["label", "report"] {
+        let local = dir.join(format!("local-{verb}"));
+        s3.ok(
+            dir,
+            &[verb, "-q", "--data", data, "--out", local.to_str().unwrap()],
+        );
+        let remote = dir.join(format!("cluster-{verb}"));
+        s3.ok(
+            dir,
+            &[
+                verb,
+                "-q",
+                "--data",
+                data,
+                "--cluster",
+                &cluster,
+                "--partitions",
+                "4",
+                "--out",
+                remote.to_str().unwrap(),
+            ],
+        );
+        if verb == "report" {
+            assert_eq!(
+                files(&local),
+                files(&remote),
+                "report on the cluster differs"
+            );
+        } else {
+            for f in ["labels.jsonl", "labels.parquet"] {
+                assert!(
+                    std::fs::read(local.join(f)).unwrap() == std::fs::read(remote.join(f)).unwrap(),
+                    "{f} on the cluster differs"
+                );
+            }
+        }
+    }
+    // Both executors took part.
+    for (_, log) in &executors {
+        assert!(
+            count(log, "Execute task") > 0,
+            "{} ran no task",
+            log.display()
+        );
+    }
+
+    // Kill one executor once it runs a task of a new job: the scheduler runs its work
+    // again on the other, and the result is the same.
+    let killed = dir.join("killed");
+    let before = count(&executors[1].1, "Execute task");
+    let job = s3
+        .env(Command::new(env!("CARGO_BIN_EXE_groundcheck")).args([
+            "report",
+            "-q",
+            "--data",
+            data,
+            "--cluster",
+            &cluster,
+            "--partitions",
+            "4",
+            "--out",
+            killed.to_str().unwrap(),
+        ]))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        let (victim, log) = &mut executors[1];
+        wait_for(log, "Execute task", before);
+        victim.0.kill().unwrap();
+        victim.0.wait().unwrap();
+    }
+    let out = job.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(files(&dir.join("local-report")), files(&killed));
+}
+
+#[test]
+fn a_cluster_needs_parquet_and_keeps_the_oracle_local() {
+    let tmp = tempfile::tempdir().unwrap();
+    let demo = crate::support::demo();
+    let r = run(
+        tmp.path(),
+        &[
+            "label",
+            "--data",
+            demo.to_str().unwrap(),
+            "--cluster",
+            "df://127.0.0.1:1",
+        ],
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("table cases is JSON lines at")
+            && r.stderr.contains("a cluster reads Parquet"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn standalone_equals_local() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let pq = dir.join("pq");
+    let demo = crate::support::demo();
+    let r = run(
+        dir,
+        &[
+            "ingest",
+            "-q",
+            "--data",
+            demo.to_str().unwrap(),
+            "--out",
+            pq.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for (name, extra) in [
+        ("local", vec![]),
+        ("standalone", vec!["--standalone", "--partitions", "2"]),
+    ] {
+        let mut args = vec!["report", "-q", "--data", pq.to_str().unwrap(), "--out"];
+        let out = dir.join(name);
+        args.push(out.to_str().unwrap());
+        args.extend(extra);
+        let r = run(dir, &args);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    assert_eq!(files(&dir.join("local")), files(&dir.join("standalone")));
+    // The oracle's findings live in memory on this machine: not with a cluster.
+    let r = run(
+        dir,
+        &[
+            "label",
+            "--data",
+            pq.to_str().unwrap(),
+            "--standalone",
+            "--policy-oracle",
+            "true",
+            "--out",
+            dir.join("o").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("--policy-oracle runs on this machine"),
+        "{}",
+        r.stderr
+    );
+}
