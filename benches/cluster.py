@@ -42,7 +42,7 @@ def timed(cmd):
     with tempfile.NamedTemporaryFile("r", suffix=".time") as t:
         start = time.monotonic()
         subprocess.run(["/usr/bin/time", "-f", "%M", "-o", t.name] + cmd, check=True,
-                       stdout=subprocess.DEVNULL)
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wall = time.monotonic() - start
         return wall, int(open(t.name).read().strip().splitlines()[-1]) / 1024
 
@@ -80,7 +80,7 @@ def main():
             subprocess.run([gc, "gen", "--tasks", str(n), "--seed", args.seed, "--out", gen],
                            check=True, stderr=subprocess.DEVNULL)
             subprocess.run([gc, "ingest", "-q", "--data", gen, "--out", pq], check=True,
-                           stderr=subprocess.DEVNULL)
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             local_out, cluster_out = os.path.join(tmp, f"local{n}"), os.path.join(tmp, f"cluster{n}")
             local = timed([gc, "report", "-q", "--data", pq, "--out", local_out])
             port = free_port()

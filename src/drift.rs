@@ -70,6 +70,19 @@ pub struct Ignore {
 }
 
 impl Ignore {
+    /// The ignore file at `path`, or nothing to ignore.
+    pub fn read(path: Option<&std::path::Path>) -> Result<Ignore> {
+        match path {
+            Some(p) => {
+                let text = std::fs::read_to_string(p).map_err(|e| {
+                    Error::Usage(format!("cannot read --ignore {}: {e}", p.display()))
+                })?;
+                Ignore::parse(&p.display().to_string(), &text)
+            }
+            None => Ok(Ignore::default()),
+        }
+    }
+
     pub fn parse(file: &str, text: &str) -> Result<Ignore> {
         let mut entries = Vec::new();
         for (i, line) in text.lines().enumerate() {

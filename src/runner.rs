@@ -173,17 +173,6 @@ impl Outcome {
     }
 }
 
-fn quote(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:@=+,%".contains(c));
-    if plain {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
-}
-
 /// Runs the agent on one case.
 pub async fn run_case(opts: &Options, case: &Case) -> Result<Outcome> {
     let trace_id = format!("{}/{}", opts.run_id, case.case_id);
@@ -218,7 +207,11 @@ pub async fn run_case(opts: &Options, case: &Case) -> Result<Outcome> {
         argv.push(s.clone());
     }
     argv.extend(opts.gateway_args.iter().cloned());
-    let command = argv.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" ");
+    let command = argv
+        .iter()
+        .map(|a| crate::snapshot::shell_quote(a))
+        .collect::<Vec<_>>()
+        .join(" ");
     let stdin_line = json!({
         "case_id": case.case_id, "question": case.question, "as_user": case.as_user,
         "user_role": case.user_role, "trace_id": trace_id,

@@ -66,22 +66,22 @@ impl Source {
     }
 }
 
+/// One argument quoted for `sh` (left bare when it needs no quoting).
+pub fn shell_quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@=+,%".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
 /// `stdio:CMD` for a command given as arguments (after `--`), each quoted for `sh`.
 pub fn stdio_source(command: &[String]) -> String {
-    let quote = |s: &String| {
-        let plain = !s.is_empty()
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_./:@=+,%".contains(c));
-        if plain {
-            s.clone()
-        } else {
-            format!("'{}'", s.replace('\'', "'\\''"))
-        }
-    };
-    format!(
-        "stdio:{}",
-        command.iter().map(quote).collect::<Vec<_>>().join(" ")
-    )
+    let words: Vec<String> = command.iter().map(|s| shell_quote(s)).collect();
+    format!("stdio:{}", words.join(" "))
 }
 
 /// Takes or reads a snapshot. `server` picks one server out of stored rows that hold

@@ -95,14 +95,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let ignore = match &args.ignore {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("cannot read --ignore {}", p.display()))?;
-            Ignore::parse(&p.display().to_string(), &text)?
-        }
-        None => Ignore::default(),
-    };
+    let ignore = Ignore::read(args.ignore.as_deref())?;
     let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
     let (old, new) = (args.old.expect("required"), args.new.expect("required"));
     let server = args.server.as_deref();

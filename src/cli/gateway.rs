@@ -23,13 +23,8 @@ use groundcheck::gateway::{Config, OnBlock, serve};
 /// OUT/gateway/TRACE.events.jsonl. See docs/gateway.md.
 #[derive(Debug, ClapArgs)]
 pub struct Args {
-    /// The server command and its arguments, spoken to over stdio.
-    #[arg(last = true, value_name = "CMD", required_unless_present = "upstream")]
-    command: Vec<String>,
-
-    /// A streamable-HTTP server URL instead of a command.
-    #[arg(long, value_name = "URL", conflicts_with = "command")]
-    upstream: Option<String>,
+    #[command(flatten)]
+    target: Target,
 
     /// The snapshot the agent was built against: stored rows (PATH or PATH@CAPTURED_AT),
     /// a tools/list .json file, or stdio:CMD / URL of a reference server.
@@ -99,12 +94,31 @@ pub struct Args {
     quiet: bool,
 }
 
+/// The MCP server behind the gateway (shared with `groundcheck run`).
+#[derive(Debug, ClapArgs)]
+pub struct Target {
+    /// The server command and its arguments, spoken to over stdio.
+    #[arg(last = true, value_name = "CMD", required_unless_present = "upstream")]
+    pub command: Vec<String>,
+
+    /// A streamable-HTTP server URL instead of a command.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub upstream: Option<String>,
+}
+
+impl Target {
+    /// `stdio:CMD` or the URL, checked.
+    pub fn source(&self) -> anyhow::Result<String> {
+        Ok(match &self.upstream {
+            Some(u) if u.starts_with("http://") || u.starts_with("https://") => u.clone(),
+            Some(u) => anyhow::bail!("--upstream {u}: expected an http(s):// URL"),
+            None => groundcheck::snapshot::stdio_source(&self.command),
+        })
+    }
+}
+
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let upstream = match &args.upstream {
-        Some(u) if u.starts_with("http://") || u.starts_with("https://") => u.clone(),
-        Some(u) => anyhow::bail!("--upstream {u}: expected an http(s):// URL"),
-        None => groundcheck::snapshot::stdio_source(&args.command),
-    };
+    let upstream = args.target.source()?;
     let timeout = Duration::from_secs_f64(args.call_timeout.max(0.001));
     let pin = match &args.pin {
         Some(p) => Some(
@@ -114,14 +128,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         ),
         None => None,
     };
-    let ignore = match &args.ignore {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("cannot read --ignore {}", p.display()))?;
-            Ignore::parse(&p.display().to_string(), &text)?
-        }
-        None => Ignore::default(),
-    };
+    let ignore = Ignore::read(args.ignore.as_deref())?;
     let trace_id = args.trace_id.clone().unwrap_or_else(|| {
         format!(
             "gw-{}-{}",

@@ -24,13 +24,8 @@ use serde_json::{Value, json};
 /// are in OUT/run/RUN_ID/. Exits 1 when an agent failed or timed out. See docs/runner.md.
 #[derive(Debug, ClapArgs)]
 pub struct Args {
-    /// The server command and its arguments, spoken to over stdio through the gateway.
-    #[arg(last = true, value_name = "CMD", required_unless_present = "upstream")]
-    command: Vec<String>,
-
-    /// A streamable-HTTP server URL instead of a command.
-    #[arg(long, value_name = "URL", conflicts_with = "command")]
-    upstream: Option<String>,
+    #[command(flatten)]
+    target: super::gateway::Target,
 
     /// Cases to run (cases.jsonl: case_id, question, as_user, user_role are read).
     #[arg(long, value_name = "FILE")]
@@ -115,11 +110,12 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(s) = &args.pin_server {
         gateway_args.extend(["--pin-server".into(), s.clone()]);
     }
-    match &args.upstream {
+    args.target.source()?;
+    match &args.target.upstream {
         Some(u) => gateway_args.extend(["--upstream".into(), u.clone()]),
         None => {
             gateway_args.push("--".into());
-            gateway_args.extend(args.command.iter().cloned());
+            gateway_args.extend(args.target.command.iter().cloned());
         }
     }
     let out = if args.out.is_relative() {
