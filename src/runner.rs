@@ -2,7 +2,7 @@
 //! per case with the gateway between it and the server under test, and writes the
 //! traces, ready for `label`.
 //!
-//! The agent contract (docs/runner.md): the agent gets the case on stdin as one JSON line
+//! The agent contract (docs/gateway.md): the agent gets the case on stdin as one JSON line
 //! and in environment variables, starts `GROUNDCHECK_MCP_COMMAND` (or the argv in
 //! `GROUNDCHECK_MCP_ARGV`) as its stdio MCP server, and prints its result last on
 //! stdout: `{"answer": ..., "usage": {"model", "input_tokens", "output_tokens", "usd"},

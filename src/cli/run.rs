@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 /// {"answer", "usage": {"model", "input_tokens", "output_tokens", "usd"}, "steps"}. Writes
 /// OUT/traces/RUN_ID.parquet (steps: the question, every tool call, the answer with its
 /// usage) and OUT/run/RUN_ID/summary.jsonl; the gateway's records and each agent's stderr
-/// are in OUT/run/RUN_ID/. Exits 1 when an agent failed or timed out. See docs/runner.md.
+/// are in OUT/run/RUN_ID/. Exits 1 when an agent failed or timed out. See docs/gateway.md.
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     #[command(flatten)]
