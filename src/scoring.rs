@@ -95,7 +95,17 @@ pub async fn report_of(
     schema: SchemaRef,
     labels: Vec<RecordBatch>,
 ) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+    // One partition, rows in fixed batches: floating-point sums (cost_total_usd) then add
+    // in one order whatever batches the labels came in (a cluster's differed in the last
+    // digit at 1M tasks).
     let ctx = new_context()?;
+    ctx.state_ref()
+        .write()
+        .config_mut()
+        .options_mut()
+        .execution
+        .target_partitions = 1;
+    let labels = rebatch(&schema, &labels)?;
     ctx.register_table("labels", Arc::new(MemTable::try_new(schema, vec![labels])?))?;
     let report = queries::all()?
         .into_iter()
@@ -190,6 +200,16 @@ const WRITE_ROWS: usize = 8192;
 /// than a local run (the same rows gave other bytes at 100k tasks).
 pub fn write_parquet(path: &Path, schema: SchemaRef, batches: &[RecordBatch]) -> Result<()> {
     let mut file = ParquetFile::create(path, schema.clone())?;
+    for b in rebatch(&schema, batches)? {
+        file.write(&b)?;
+    }
+    file.finish()?;
+    Ok(())
+}
+
+/// The same rows in batches of `WRITE_ROWS` (the last one shorter).
+pub fn rebatch(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<Vec<RecordBatch>> {
+    let mut out = Vec::new();
     let mut pending: Vec<RecordBatch> = Vec::new();
     let mut rows = 0;
     for b in batches {
@@ -200,17 +220,16 @@ pub fn write_parquet(path: &Path, schema: SchemaRef, batches: &[RecordBatch]) ->
             offset += take;
             rows += take;
             if rows == WRITE_ROWS {
-                file.write(&arrow::compute::concat_batches(&schema, &pending)?)?;
+                out.push(arrow::compute::concat_batches(schema, &pending)?);
                 pending.clear();
                 rows = 0;
             }
         }
     }
     if rows > 0 {
-        file.write(&arrow::compute::concat_batches(&schema, &pending)?)?;
+        out.push(arrow::compute::concat_batches(schema, &pending)?);
     }
-    file.finish()?;
-    Ok(())
+    Ok(out)
 }
 
 pub fn write_jsonl(path: &Path, batches: &[RecordBatch]) -> Result<()> {
