@@ -186,12 +186,7 @@ async fn read_bytes(path: &str) -> Result<(String, bytes::Bytes)> {
 async fn tools_list_file(path: &str) -> Result<Snapshot> {
     let (display, bytes) = read_bytes(path).await?;
     let v: Value = serde_json::from_slice(&bytes).map_err(|e| {
-        let why = e.to_string();
-        let why = why
-            .split(" at line ")
-            .next()
-            .unwrap_or_default()
-            .to_string();
+        let why = crate::import::json_error(&e);
         Error::Input(format!(
             "{display}:{}:{}: not JSON: {why}",
             e.line(),

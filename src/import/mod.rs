@@ -212,6 +212,18 @@ pub fn parse_time(v: &Value) -> Option<DateTime<Utc>> {
     }
 }
 
+/// serde_json's reason without its own " at line L column C" (callers name the place),
+/// marked when the text ended early.
+pub(crate) fn json_error(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let why = text.split(" at line ").next().unwrap_or_default();
+    if e.is_eof() {
+        format!("{why} (truncated?)")
+    } else {
+        why.to_string()
+    }
+}
+
 pub(crate) fn bad(file: &str, line: usize, col: usize, why: impl std::fmt::Display) -> Error {
     Error::Input(format!("{file}:{line}:{col}: {why}"))
 }
@@ -233,38 +245,20 @@ pub(crate) fn documents(f: &Input) -> Result<Vec<(usize, Value)>> {
     // JSON lines when the first line is a document of its own; else one broken document.
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     if serde_json::from_str::<Value>(first).is_err() {
-        let why = whole.to_string();
-        let why = why
-            .split(" at line ")
-            .next()
-            .unwrap_or_default()
-            .to_string();
-        let what = if whole.is_eof() {
-            format!("{why} (truncated?)")
-        } else {
-            why
-        };
-        return Err(bad(&f.display, whole.line(), whole.column(), what));
+        return Err(bad(
+            &f.display,
+            whole.line(),
+            whole.column(),
+            json_error(&whole),
+        ));
     }
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let v = serde_json::from_str::<Value>(line).map_err(|e| {
-            let why = e.to_string();
-            let why = why
-                .split(" at line ")
-                .next()
-                .unwrap_or_default()
-                .to_string();
-            let what = if e.is_eof() {
-                format!("{why} (truncated?)")
-            } else {
-                why
-            };
-            bad(&f.display, i + 1, e.column(), what)
-        })?;
+        let v = serde_json::from_str::<Value>(line)
+            .map_err(|e| bad(&f.display, i + 1, e.column(), json_error(&e)))?;
         out.push((i + 1, v));
     }
     Ok(out)
