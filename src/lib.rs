@@ -6,6 +6,7 @@
 //! `groundcheck-udfs` crate.
 
 pub mod canary;
+pub mod chunks;
 pub mod cluster;
 pub mod docs;
 pub mod drift;
@@ -15,6 +16,7 @@ pub mod error;
 pub mod gateway;
 pub mod import;
 pub mod ingest;
+pub mod label_writer;
 pub mod location;
 pub mod model;
 pub mod oracle;

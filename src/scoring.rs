@@ -12,9 +12,11 @@ use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::datatypes::{DataType, SchemaRef};
 use datafusion::datasource::MemTable;
 use datafusion::prelude::SessionContext;
+use futures::StreamExt;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::label_writer::Rebatcher;
 use crate::output::{ParquetFile, write_atomic};
 use crate::queries;
 use crate::session::new_context;
@@ -31,22 +33,26 @@ pub async fn labels(ctx: &SessionContext) -> Result<(SchemaRef, Vec<RecordBatch>
 /// are cast, so every batch matches the declared schema (Parquet writers insist).
 pub async fn collect(ctx: &SessionContext, sql: &str) -> Result<(SchemaRef, Vec<RecordBatch>)> {
     let df = ctx.sql(sql).await?;
-    let declared = df.schema().as_arrow();
-    // Outputs carry plain string types, whatever view types the plan used inside, so that
-    // every reader of our Parquet sees the same, documented schema.
-    let schema: SchemaRef = Arc::new(arrow::datatypes::Schema::new(
-        declared
-            .fields()
-            .iter()
-            .map(|f| f.as_ref().clone().with_data_type(plain(f.data_type())))
-            .collect::<Vec<_>>(),
-    ));
+    let schema = plain_schema(df.schema().as_arrow());
     let batches = df.collect().await?;
     let batches = batches
         .into_iter()
         .map(|b| conform(&schema, b))
         .collect::<Result<Vec<_>>>()?;
     Ok((schema, batches))
+}
+
+/// The schema with view types (`Utf8View`) replaced by their plain forms: outputs carry
+/// plain string types, whatever the plan used inside, so that every reader of our Parquet
+/// sees the same, documented schema.
+pub fn plain_schema(declared: &arrow::datatypes::Schema) -> SchemaRef {
+    Arc::new(arrow::datatypes::Schema::new(
+        declared
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone().with_data_type(plain(f.data_type())))
+            .collect::<Vec<_>>(),
+    ))
 }
 
 /// The type with view types replaced by their plain forms, nested ones too.
@@ -70,7 +76,8 @@ fn plain(t: &DataType) -> DataType {
     }
 }
 
-fn conform(schema: &SchemaRef, batch: RecordBatch) -> Result<RecordBatch> {
+/// The batch in `schema`'s types (casting columns whose types differ).
+pub fn conform(schema: &SchemaRef, batch: RecordBatch) -> Result<RecordBatch> {
     if batch.schema().fields() == schema.fields() {
         return Ok(batch.with_schema(schema.clone())?);
     }
@@ -95,9 +102,28 @@ pub async fn report_of(
     schema: SchemaRef,
     labels: Vec<RecordBatch>,
 ) -> Result<(SchemaRef, Vec<RecordBatch>)> {
-    // One partition, rows in fixed batches: floating-point sums (cost_total_usd) then add
-    // in one order whatever batches the labels came in (a cluster's differed in the last
-    // digit at 1M tasks).
+    let ctx = report_context()?;
+    let labels = rebatch(&schema, &labels)?;
+    ctx.register_table("labels", Arc::new(MemTable::try_new(schema, vec![labels])?))?;
+    report_in(&ctx).await
+}
+
+/// A context whose `labels` table is a labels.parquet written by `label` or `report`.
+pub async fn labels_file_context(path: &Path) -> Result<SessionContext> {
+    let ctx = report_context()?;
+    ctx.register_parquet(
+        "labels",
+        path.to_string_lossy().as_ref(),
+        Default::default(),
+    )
+    .await?;
+    Ok(ctx)
+}
+
+/// One partition, rows in fixed batches: floating-point sums (cost_total_usd) then add in
+/// the labels' order whatever batches they came in (a cluster's differed in the last
+/// digit at 1M tasks).
+fn report_context() -> Result<SessionContext> {
     let ctx = new_context()?;
     ctx.state_ref()
         .write()
@@ -105,14 +131,17 @@ pub async fn report_of(
         .options_mut()
         .execution
         .target_partitions = 1;
-    let labels = rebatch(&schema, &labels)?;
-    ctx.register_table("labels", Arc::new(MemTable::try_new(schema, vec![labels])?))?;
+    Ok(ctx)
+}
+
+/// `queries/report.sql` over the context's `labels`, one row per server and run.
+pub async fn report_in(ctx: &SessionContext) -> Result<(SchemaRef, Vec<RecordBatch>)> {
     let report = queries::all()?
         .into_iter()
         .find(|q| q.name == "report")
         .ok_or_else(|| Error::Input("queries/report.sql is missing".into()))?;
     collect(
-        &ctx,
+        ctx,
         &format!(
             "SELECT * FROM ({}) AS r ORDER BY server, run_id",
             report.sql
@@ -192,9 +221,6 @@ pub fn report_json(batches: &[RecordBatch]) -> Result<String> {
     Ok(out)
 }
 
-/// Rows per batch handed to the Parquet writer.
-const WRITE_ROWS: usize = 8192;
-
 /// Writes the rows in batches of `WRITE_ROWS`, whatever batches they came in: Parquet's
 /// page boundaries follow the batches written, and a cluster returns other batch sizes
 /// than a local run (the same rows gave other bytes at 100k tasks).
@@ -209,26 +235,12 @@ pub fn write_parquet(path: &Path, schema: SchemaRef, batches: &[RecordBatch]) ->
 
 /// The same rows in batches of `WRITE_ROWS` (the last one shorter).
 pub fn rebatch(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<Vec<RecordBatch>> {
+    let mut r = Rebatcher::new(schema.clone());
     let mut out = Vec::new();
-    let mut pending: Vec<RecordBatch> = Vec::new();
-    let mut rows = 0;
     for b in batches {
-        let mut offset = 0;
-        while offset < b.num_rows() {
-            let take = (WRITE_ROWS - rows).min(b.num_rows() - offset);
-            pending.push(b.slice(offset, take));
-            offset += take;
-            rows += take;
-            if rows == WRITE_ROWS {
-                out.push(arrow::compute::concat_batches(schema, &pending)?);
-                pending.clear();
-                rows = 0;
-            }
-        }
+        out.extend(r.push(b)?);
     }
-    if rows > 0 {
-        out.push(arrow::compute::concat_batches(schema, &pending)?);
-    }
+    out.extend(r.finish()?);
     Ok(out)
 }
 
@@ -311,58 +323,85 @@ fn align_with(lines: &[Vec<String>], left: bool) -> String {
         .collect();
     let mut out = String::new();
     for l in lines {
-        let cells: Vec<String> = l
-            .iter()
-            .enumerate()
-            .map(|(c, s)| {
-                if c == 0 || left {
-                    format!("{s:<w$}", w = widths[c])
-                } else {
-                    format!("{s:>w$}", w = widths[c])
-                }
-            })
-            .collect();
-        out.push_str(cells.join("  ").trim_end());
+        out.push_str(&aligned_line(&widths, l, left));
         out.push('\n');
     }
     out
 }
 
-/// How the automatic labels compare with the hand labels, for the tasks that have one.
-pub fn agreement(batches: &[RecordBatch]) -> Result<String> {
-    let rows = rows_as_json(batches)?;
-    let labeled: Vec<_> = rows
+/// One line of cells padded to `widths`: the first column to the left, the rest to the
+/// right unless `left`.
+pub fn aligned_line(widths: &[usize], cells: &[String], left: bool) -> String {
+    let cells: Vec<String> = cells
         .iter()
-        .filter(|r| r.contains_key("human_correct"))
-        .collect();
-    let s = |r: &serde_json::Map<String, Value>, k: &str| fmt_value(r.get(k));
-    let agree = labeled
-        .iter()
-        .filter(|r| r.get("agrees_with_human") == Some(&Value::Bool(true)))
-        .count();
-    let mut out = format!(
-        "agreement with hand labels: {agree} of {} hand-labeled tasks agree\n",
-        labeled.len()
-    );
-    let reviewed: Vec<_> = rows
-        .iter()
-        .filter(|r| r.contains_key("reviewed_by"))
-        .collect();
-    let changed = reviewed
-        .iter()
-        .filter(|r| {
-            r.get("correct") != r.get("auto_correct")
-                || r.get("grounded") != r.get("auto_grounded")
-                || r.get("failure_class") != r.get("auto_failure_class")
+        .zip(widths)
+        .enumerate()
+        .map(|(c, (s, &w))| {
+            if c == 0 || left {
+                format!("{s:<w$}")
+            } else {
+                format!("{s:>w$}")
+            }
         })
-        .count();
+        .collect();
+    cells.join("  ").trim_end().to_string()
+}
+
+/// Calls `f` with each row of a query as a JSON object, a batch at a time.
+pub async fn for_each_row(
+    ctx: &SessionContext,
+    sql: &str,
+    mut f: impl FnMut(&serde_json::Map<String, Value>),
+) -> Result<()> {
+    let mut stream = ctx.sql(sql).await?.execute_stream().await?;
+    while let Some(b) = stream.next().await {
+        for r in rows_as_json(&[b?])? {
+            f(&r);
+        }
+    }
+    Ok(())
+}
+
+/// How the automatic labels compare with the hand labels, for the tasks that have one,
+/// over the context's `labels` table (counted in SQL: a million labels stay on disk).
+pub async fn agreement(ctx: &SessionContext) -> Result<String> {
+    let labeled = "human_correct IS NOT NULL";
+    let mut counts = vec![
+        format!("count(*) FILTER (WHERE {labeled}) AS labeled"),
+        format!("count(*) FILTER (WHERE {labeled} AND agrees_with_human) AS agree"),
+        "count(*) FILTER (WHERE reviewed_by IS NOT NULL) AS reviewed".to_string(),
+        "count(*) FILTER (WHERE reviewed_by IS NOT NULL AND ((correct IS DISTINCT FROM auto_correct) \
+         OR (grounded IS DISTINCT FROM auto_grounded) \
+         OR (failure_class IS DISTINCT FROM auto_failure_class))) AS changed"
+            .to_string(),
+    ];
+    for c in CLASSES {
+        counts.push(format!(
+            "count(*) FILTER (WHERE {labeled} AND human_failure_class = '{c}') AS hand_{c}"
+        ));
+        counts.push(format!(
+            "count(*) FILTER (WHERE {labeled} AND failure_class = '{c}') AS auto_{c}"
+        ));
+        counts.push(format!(
+            "count(*) FILTER (WHERE {labeled} AND human_failure_class = '{c}' AND failure_class = '{c}') AS both_{c}"
+        ));
+    }
+    let (_, batches) = collect(ctx, &format!("SELECT {} FROM labels", counts.join(", "))).await?;
+    let row = rows_as_json(&batches)?
+        .into_iter()
+        .next()
+        .unwrap_or_default();
+    let n = |k: &str| row.get(k).and_then(Value::as_i64).unwrap_or(0);
+    let mut out = format!(
+        "agreement with hand labels: {} of {} hand-labeled tasks agree\n",
+        n("agree"),
+        n("labeled")
+    );
     out.push_str(&format!(
-        "human review decisions: {} task(s), {changed} changed the automatic label\n",
-        reviewed.len()
+        "human review decisions: {} task(s), {} changed the automatic label\n",
+        n("reviewed"),
+        n("changed")
     ));
-    let class = |r: &serde_json::Map<String, Value>, k: &str| {
-        r.get(k).and_then(Value::as_str).map(str::to_string)
-    };
     let mut lines = vec![vec![
         "class".to_string(),
         "hand".into(),
@@ -370,39 +409,38 @@ pub fn agreement(batches: &[RecordBatch]) -> Result<String> {
         "both".into(),
     ]];
     for c in CLASSES {
-        let is = |r: &&&serde_json::Map<String, Value>, k: &str| class(r, k).as_deref() == Some(*c);
-        let hand = labeled
-            .iter()
-            .filter(|r| is(r, "human_failure_class"))
-            .count();
-        let auto = labeled.iter().filter(|r| is(r, "failure_class")).count();
-        let both = labeled
-            .iter()
-            .filter(|r| is(r, "human_failure_class") && is(r, "failure_class"))
-            .count();
         lines.push(vec![
             format!("  {c}"),
-            hand.to_string(),
-            auto.to_string(),
-            both.to_string(),
+            n(&format!("hand_{c}")).to_string(),
+            n(&format!("auto_{c}")).to_string(),
+            n(&format!("both_{c}")).to_string(),
         ]);
     }
     out.push_str(&align(&lines));
-    for r in labeled
-        .iter()
-        .filter(|r| r.get("agrees_with_human") != Some(&Value::Bool(true)))
-    {
-        out.push_str(&format!(
-            "  differs: {} on {}: auto correct={} grounded={} class={}; hand correct={} grounded={} class={}\n",
-            s(r, "case_id"),
-            s(r, "server"),
-            s(r, "correct"),
-            s(r, "grounded"),
-            s(r, "failure_class"),
-            s(r, "human_correct"),
-            s(r, "human_grounded"),
-            s(r, "human_failure_class"),
-        ));
+    let mut differs = ctx
+        .sql(&format!(
+            "SELECT case_id, server, correct, grounded, failure_class, human_correct, \
+             human_grounded, human_failure_class FROM labels \
+             WHERE {labeled} AND agrees_with_human IS NOT TRUE {LABELS_ORDER}"
+        ))
+        .await?
+        .execute_stream()
+        .await?;
+    while let Some(b) = differs.next().await {
+        for r in rows_as_json(&[b?])? {
+            let s = |k: &str| fmt_value(r.get(k));
+            out.push_str(&format!(
+                "  differs: {} on {}: auto correct={} grounded={} class={}; hand correct={} grounded={} class={}\n",
+                s("case_id"),
+                s("server"),
+                s("correct"),
+                s("grounded"),
+                s("failure_class"),
+                s("human_correct"),
+                s("human_grounded"),
+                s("human_failure_class"),
+            ));
+        }
     }
     Ok(out)
 }
@@ -437,29 +475,23 @@ pub fn distinct_strings(batches: &[RecordBatch], column: &str) -> Vec<String> {
 }
 
 /// Shown before anything else: seed 000 calls any policy violation a release blocker.
-pub fn policy_banner(labels: &[RecordBatch]) -> Result<String> {
-    let rows = rows_as_json(labels)?;
-    let mut by_server: std::collections::BTreeMap<String, (i64, i64)> = Default::default();
-    for r in &rows {
-        let server = r
-            .get("server")
-            .and_then(Value::as_str)
-            .unwrap_or("?")
-            .to_string();
-        let e = by_server.entry(server).or_default();
-        e.0 += r
-            .get("policy_violations")
-            .and_then(Value::as_i64)
-            .unwrap_or(0);
-        e.1 += r.get("calls").and_then(Value::as_i64).unwrap_or(0);
-    }
+/// Over the context's `labels` table.
+pub async fn policy_banner(ctx: &SessionContext) -> Result<String> {
+    let (_, batches) = collect(
+        ctx,
+        "SELECT coalesce(server, '?') AS server, sum(policy_violations) AS violations, \
+         sum(calls) AS calls FROM labels GROUP BY 1 HAVING sum(policy_violations) > 0 ORDER BY 1",
+    )
+    .await?;
     let mut out = String::new();
-    for (server, (violations, calls)) in by_server {
-        if violations > 0 {
-            out.push_str(&format!(
-                "POLICY VIOLATIONS on {server}: {violations} of {calls} calls returned rows or columns the user may not see (a release blocker)\n"
-            ));
-        }
+    for r in rows_as_json(&batches)? {
+        let n = |k: &str| r.get(k).and_then(Value::as_i64).unwrap_or(0);
+        out.push_str(&format!(
+            "POLICY VIOLATIONS on {}: {} of {} calls returned rows or columns the user may not see (a release blocker)\n",
+            r.get("server").and_then(Value::as_str).unwrap_or("?"),
+            n("violations"),
+            n("calls")
+        ));
     }
     if !out.is_empty() {
         out.push('\n');

@@ -91,6 +91,9 @@ pub struct SessionOptions {
     pub cluster: Option<crate::cluster::Cluster>,
     /// target_partitions, when not the default.
     pub partitions: Option<usize>,
+    /// Register `steps` and `cases` as in-memory tables that `crate::chunks` fills one
+    /// chunk of cases at a time (their sources stay in `Session::chunk_tables`).
+    pub chunked: bool,
 }
 
 pub struct Session {
@@ -104,6 +107,8 @@ pub struct Session {
     pub read: ReadOptions,
     /// Queries run on a Ballista cluster.
     pub on_cluster: bool,
+    /// With `SessionOptions::chunked`: the tables filled chunk by chunk.
+    pub chunk_tables: Vec<crate::chunks::ChunkTable>,
 }
 
 impl Session {
@@ -143,34 +148,40 @@ impl Session {
             read: opts.read.clone(),
             progress: Arc::default(),
             on_cluster: opts.cluster.is_some(),
+            chunk_tables: Vec::new(),
         };
+        let chunked = opts.chunked && opts.cluster.is_none();
         for spec in all_tables() {
-            if spec.name == "steps"
-                && let Some(b) = &opts.steps
-            {
-                session.ctx.register_table(
-                    "steps",
-                    Arc::new(datafusion::datasource::MemTable::try_new(
-                        b.schema(),
-                        vec![vec![b.clone()]],
-                    )?),
-                )?;
-                continue;
-            }
-            let source = match overrides.get(spec.name) {
-                Some(path) => session.find_at(spec, &Location::parse(path)?, true).await?,
-                None => session.find_in_project(spec, &project).await?,
+            let provider: Arc<dyn TableProvider> = match (&opts.steps, spec.name) {
+                (Some(b), "steps") => Arc::new(datafusion::datasource::MemTable::try_new(
+                    b.schema(),
+                    vec![vec![b.clone()]],
+                )?),
+                _ => {
+                    let source = match overrides.get(spec.name) {
+                        Some(path) => session.find_at(spec, &Location::parse(path)?, true).await?,
+                        None => session.find_in_project(spec, &project).await?,
+                    };
+                    if opts.cluster.is_some() && source.format == Some(Format::Jsonl) {
+                        return Err(Error::Usage(format!(
+                            "table {} is JSON lines at {}: a cluster reads Parquet (the executors \
+                             read the files themselves); run `groundcheck ingest --data {} --out DIR` \
+                             and use --data DIR",
+                            spec.name, source.searched, opts.data
+                        )));
+                    }
+                    let provider = session.provider(&source)?;
+                    session.sources.push(source);
+                    provider
+                }
             };
-            if opts.cluster.is_some() && source.format == Some(Format::Jsonl) {
-                return Err(Error::Usage(format!(
-                    "table {} is JSON lines at {}: a cluster reads Parquet (the executors \
-                     read the files themselves); run `groundcheck ingest --data {} --out DIR` \
-                     and use --data DIR",
-                    spec.name, source.searched, opts.data
-                )));
+            if chunked && crate::chunks::CHUNKED.contains(&spec.name) {
+                let table = crate::chunks::ChunkTable::new(spec.name, provider, &session.ctx)?;
+                session.ctx.register_table(spec.name, table.mem.clone())?;
+                session.chunk_tables.push(table);
+            } else {
+                session.ctx.register_table(spec.name, provider)?;
             }
-            session.register(&source)?;
-            session.sources.push(source);
         }
         crate::oracle::register(&session.ctx, opts.cluster.is_some())?;
         crate::drift_rules::register(&session.ctx)?;
@@ -207,6 +218,7 @@ impl Session {
             read: ReadOptions::default(),
             progress: Arc::default(),
             on_cluster: false,
+            chunk_tables: Vec::new(),
         };
         let source = session.find_at(spec, &Location::parse(path)?, true).await?;
         session.register(&source)?;

@@ -71,7 +71,7 @@ impl Output {
         };
         bar.set_style(
             indicatif::ProgressStyle::with_template(
-                "{spinner} read {bytes} of traces and cases, {bytes_per_sec}, {elapsed}",
+                "{spinner} read {bytes} of traces and cases, {bytes_per_sec}, {elapsed} {msg}",
             )
             .expect("static template"),
         );
@@ -99,6 +99,15 @@ fn parse_table(s: &str) -> Result<(String, String), String> {
 
 impl Input {
     pub async fn open(&self) -> anyhow::Result<Session> {
+        self.open_with(false).await
+    }
+
+    /// A session whose `steps` and `cases` are labeled chunk by chunk (`groundcheck::chunks`).
+    pub async fn open_chunked(&self) -> anyhow::Result<Session> {
+        self.open_with(true).await
+    }
+
+    async fn open_with(&self, chunked: bool) -> anyhow::Result<Session> {
         let steps = match self.traces_from.first() {
             None => None,
             Some((format, _)) => {
@@ -125,6 +134,7 @@ impl Input {
         };
         let session = Session::open(SessionOptions {
             cluster,
+            chunked,
             partitions: self.partitions,
             steps,
             data: self.data.clone(),
@@ -190,4 +200,82 @@ impl Oracle {
         }
         Ok(())
     }
+}
+
+/// How `label` and `report` label.
+#[derive(Debug, Clone, Args)]
+pub struct Chunking {
+    /// Label the tasks of about this many steps at a time (chunks of cases): memory
+    /// follows the chunk, not the project, and the labels are the same bytes. 0 labels
+    /// everything in one query. On a cluster the executors share the work instead.
+    #[arg(long, default_value_t = 250_000, value_name = "STEPS")]
+    pub chunk_steps: u64,
+}
+
+/// Labels every task into OUT/labels.jsonl and OUT/labels.parquet and writes rejects;
+/// returns the number of tasks. Locally in chunks of cases (`groundcheck::chunks`), on a
+/// cluster in one query whose labels come back here.
+pub async fn write_labels(
+    input: &Input,
+    output: &Output,
+    oracle: &Oracle,
+    chunking: &Chunking,
+) -> anyhow::Result<u64> {
+    let on_cluster = input.cluster.is_some() || input.standalone;
+    let session = if on_cluster {
+        input.open().await?
+    } else {
+        input.open_chunked().await?
+    };
+    let bar = output.progress(&session);
+    let out = &output.out;
+    let result = if on_cluster {
+        oracle.apply(&session).await?;
+        labels_at_once(&session, out).await
+    } else {
+        let opts = groundcheck::chunks::Options {
+            chunk_steps: chunking.chunk_steps,
+            oracle: oracle.policy_oracle.as_ref().map(|cmd| {
+                (
+                    cmd.clone(),
+                    std::time::Duration::from_secs_f64(oracle.policy_oracle_timeout.max(0.001)),
+                )
+            }),
+        };
+        let on_chunk = |k: usize, n: usize| {
+            if n > 1 {
+                bar.set_message(format!("labeling chunk {k} of {n}"));
+            }
+        };
+        groundcheck::chunks::write_labels(&session, out, &opts, &on_chunk)
+            .await
+            .map_err(anyhow::Error::from)
+            .map(|done| {
+                if oracle.policy_oracle.is_some() {
+                    eprintln!("policy oracle checked {} call(s)", done.oracle_calls);
+                }
+                if done.chunks > 1 && !output.quiet {
+                    eprintln!(
+                        "labeled {} tasks in {} chunks of about {} steps",
+                        done.tasks, done.chunks, chunking.chunk_steps
+                    );
+                }
+                done.tasks
+            })
+    };
+    bar.finish_and_clear();
+    finish(&session, out, false)?;
+    result.context("labeling failed")
+}
+
+/// A cluster's labels, collected here and written.
+async fn labels_at_once(session: &Session, out: &Path) -> anyhow::Result<u64> {
+    let (schema, batches) = groundcheck::scoring::labels(&session.ctx).await?;
+    let mut w = groundcheck::label_writer::LabelWriter::create(out, schema)?;
+    for b in &batches {
+        w.write(b)?;
+    }
+    let n = w.rows;
+    w.finish()?;
+    Ok(n)
 }

@@ -2,11 +2,12 @@
 
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::Args as ClapArgs;
 use groundcheck::scoring;
 
-use super::common::{Input, Oracle, Output, finish};
+use std::io::Write;
+
+use super::common::{Chunking, Input, Oracle, Output, write_labels};
 
 /// Score every task (a case answered by a server in a run) against its gold record:
 /// correct, grounded, failure class with evidence, grounding precision and recall,
@@ -24,49 +25,61 @@ pub struct Args {
 
     #[command(flatten)]
     oracle: Oracle,
+
+    #[command(flatten)]
+    chunking: Chunking,
 }
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let session = args.input.open().await?;
-    args.oracle.apply(&session).await?;
-    let bar = args.output.progress(&session);
-    let result = scoring::labels(&session.ctx).await;
-    bar.finish_and_clear();
-    finish(&session, &args.output.out, false)?;
-    let (schema, batches) = result.context("labeling failed")?;
     let out = &args.output.out;
-    scoring::write_jsonl(&out.join("labels.jsonl"), &batches)?;
-    scoring::write_parquet(&out.join("labels.parquet"), schema, &batches)?;
-    let rows = scoring::rows_as_json(&batches)?;
-    let mut lines = vec![
-        [
-            "run_id", "server", "case_id", "correct", "grounded", "class", "review",
-        ]
-        .map(String::from)
-        .to_vec(),
-    ];
-    for r in &rows {
-        let v = |k: &str| scoring::fmt_value(r.get(k));
-        lines.push(vec![
-            v("run_id"),
-            v("server"),
-            v("case_id"),
-            v("correct"),
-            v("grounded"),
-            v("failure_class"),
-            v("needs_human_review"),
-        ]);
+    write_labels(&args.input, &args.output, &args.oracle, &args.chunking).await?;
+    // Printed from the file in two passes (widths, then lines): a million tasks stay on disk.
+    let ctx = scoring::labels_file_context(&out.join("labels.parquet")).await?;
+    let sql = "SELECT run_id, server, case_id, correct, grounded, failure_class AS class, \
+               needs_human_review AS review FROM labels";
+    let header = [
+        "run_id", "server", "case_id", "correct", "grounded", "class", "review",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    let (mut tasks, mut review) = (0u64, 0u64);
+    scoring::for_each_row(&ctx, sql, |r| {
+        let cells = cells(r);
+        for (w, c) in widths.iter_mut().zip(&cells) {
+            *w = (*w).max(c.chars().count());
+        }
+        tasks += 1;
+        review += u64::from(r.get("review") == Some(&serde_json::Value::Bool(true)));
+    })
+    .await?;
+    let mut stdout = std::io::stdout().lock();
+    let mut line = |cells: &[String]| -> std::io::Result<()> {
+        writeln!(stdout, "{}", scoring::aligned_line(&widths, cells, false))
+    };
+    let mut printed = line(&header);
+    scoring::for_each_row(&ctx, sql, |r| {
+        if printed.is_ok() {
+            printed = line(&cells(r));
+        }
+    })
+    .await?;
+    match printed {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
+        _ => {}
     }
-    print!("{}", scoring::align(&lines));
-    let review = rows
-        .iter()
-        .filter(|r| r.get("needs_human_review") == Some(&serde_json::Value::Bool(true)))
-        .count();
     eprintln!(
-        "{} tasks labeled, {review} need human review; wrote {} and {}",
-        rows.len(),
+        "{tasks} tasks labeled, {review} need human review; wrote {} and {}",
         out.join("labels.jsonl").display(),
         out.join("labels.parquet").display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+fn cells(r: &serde_json::Map<String, serde_json::Value>) -> Vec<String> {
+    [
+        "run_id", "server", "case_id", "correct", "grounded", "class", "review",
+    ]
+    .map(|k| scoring::fmt_value(r.get(k)))
+    .to_vec()
 }

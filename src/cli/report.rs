@@ -11,7 +11,7 @@ use clap::{Args as ClapArgs, Subcommand};
 use groundcheck::scoring;
 use serde_json::Value;
 
-use super::common::{Input, Oracle, Output, finish};
+use super::common::{Chunking, Input, Oracle, Output, finish, write_labels};
 
 /// Aggregate the labels into seed 000's report, one object per server under test and run
 /// (queries/report.sql): writes OUT/report.json (exactly the seed's fields),
@@ -31,6 +31,9 @@ pub struct Args {
 
     #[command(flatten)]
     oracle: Oracle,
+
+    #[command(flatten)]
+    chunking: Chunking,
 
     /// Also append this report to a history folder (the report_history table, one
     /// Parquet file per report), for queries/trends.sql.
@@ -71,17 +74,11 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(Diff::Diff(d)) = &args.diff {
         return diff(&args, d).await;
     }
-    let session = args.input.open().await?;
-    args.oracle.apply(&session).await?;
-    let bar = args.output.progress(&session);
-    let result = scoring::labels(&session.ctx).await;
-    bar.finish_and_clear();
-    finish(&session, &args.output.out, false)?;
-    let (schema, labels) = result.context("labeling failed")?;
     let out = &args.output.out;
-    scoring::write_jsonl(&out.join("labels.jsonl"), &labels)?;
-    scoring::write_parquet(&out.join("labels.parquet"), schema.clone(), &labels)?;
-    let (rschema, report) = scoring::report_of(schema, labels.clone()).await?;
+    write_labels(&args.input, &args.output, &args.oracle, &args.chunking).await?;
+    // The report reads the labels back from their file: one partition, in their order.
+    let labels = scoring::labels_file_context(&out.join("labels.parquet")).await?;
+    let (rschema, report) = scoring::report_in(&labels).await?;
     let json = scoring::report_json(&report)?;
     groundcheck::output::write_atomic(&out.join("report.json"), json.as_bytes())
         .context("cannot write report.json")?;
@@ -96,10 +93,10 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         let path = scoring::append_history(dir, &report, at, args.note.as_deref())?;
         eprintln!("history: {}", path.display());
     }
-    print!("{}", scoring::policy_banner(&labels)?);
+    print!("{}", scoring::policy_banner(&labels).await?);
     print!("{}", scoring::report_table(&report)?);
     println!();
-    print!("{}", scoring::agreement(&labels)?);
+    print!("{}", scoring::agreement(&labels).await?);
     eprintln!(
         "wrote {}, {}",
         out.join("report.json").display(),

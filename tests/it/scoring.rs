@@ -554,3 +554,118 @@ fn the_same_project_as_parquet_gives_the_same_labels() {
         );
     }
 }
+
+/// Labels in chunks of cases are the bytes of one pass: on the demo (JSON lines, with the
+/// policy oracle run per chunk) and on a generated project read from Parquet.
+#[test]
+fn labels_in_chunks_are_the_bytes_of_one_pass() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let d = demo();
+    let oracle = format!(
+        "python3 {}",
+        root().join("tests/fixtures/policy_oracle.py").display()
+    );
+    ok(
+        t,
+        &[
+            "gen", "--tasks", "300", "--seed", "5", "--out", "gen", "--quiet",
+        ],
+    );
+    ok(t, &["ingest", "-q", "--data", "gen", "--out", "pq"]);
+    let files = [
+        "labels.jsonl",
+        "labels.parquet",
+        "report.json",
+        "report.parquet",
+    ];
+    for (data, chunk, extra) in [
+        (
+            d.to_str().unwrap(),
+            "100",
+            vec!["--policy-oracle", oracle.as_str()],
+        ),
+        ("pq", "600", vec![]),
+    ] {
+        let report = |out: &str, steps: &str| {
+            let mut args = vec![
+                "report",
+                "--data",
+                data,
+                "--out",
+                out,
+                "--chunk-steps",
+                steps,
+            ];
+            args.extend(extra.iter().copied());
+            crate::support::run(t, &args)
+        };
+        let whole = report("whole", "0");
+        let chunked = report("chunked", chunk);
+        assert_eq!(whole.code, 0, "{}", whole.stderr);
+        assert_eq!(chunked.code, 0, "{}", chunked.stderr);
+        assert!(
+            !whole.stderr.contains("chunks of about"),
+            "{}",
+            whole.stderr
+        );
+        assert!(
+            chunked.stderr.contains("chunks of about"),
+            "{}",
+            chunked.stderr
+        );
+        assert_eq!(whole.stdout, chunked.stdout);
+        for f in files {
+            let a = std::fs::read(t.join("whole").join(f)).unwrap();
+            let b = std::fs::read(t.join("chunked").join(f)).unwrap();
+            assert!(a == b, "{data}: {f} differs when labeled in chunks");
+        }
+        // Nothing is left behind but the outputs.
+        let left: Vec<_> = std::fs::read_dir(t.join("chunked"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+    // The oracle checked every call once across the chunks.
+    let whole = crate::support::run(
+        t,
+        &[
+            "label",
+            "--data",
+            d.to_str().unwrap(),
+            "--out",
+            "o1",
+            "--chunk-steps",
+            "0",
+            "--policy-oracle",
+            &oracle,
+        ],
+    );
+    let chunked = crate::support::run(
+        t,
+        &[
+            "label",
+            "--data",
+            d.to_str().unwrap(),
+            "--out",
+            "o2",
+            "--chunk-steps",
+            "100",
+            "--policy-oracle",
+            &oracle,
+        ],
+    );
+    assert!(
+        whole.stderr.contains("policy oracle checked 84 call(s)"),
+        "{}",
+        whole.stderr
+    );
+    assert!(
+        chunked.stderr.contains("policy oracle checked 84 call(s)"),
+        "{}",
+        chunked.stderr
+    );
+    assert_eq!(whole.stdout, chunked.stdout);
+}
