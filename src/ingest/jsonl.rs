@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use arrow::array::RecordBatch;
-use arrow::json::reader::{Decoder, ReaderBuilder};
+use arrow::json::reader::ReaderBuilder;
 use bytes::Bytes;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::SendableRecordBatchStream;
@@ -76,7 +76,6 @@ pub fn read_jsonl(
         rejects,
         progress,
         current: None,
-        decoder: None,
         done: false,
     };
     let batches = stream::unfold(reader, |mut r| async move {
@@ -103,7 +102,6 @@ struct Reader {
     rejects: Rejects,
     progress: Option<Progress>,
     current: Option<OpenFile>,
-    decoder: Option<Decoder>,
     done: bool,
 }
 
@@ -122,6 +120,43 @@ struct OpenFile {
     oversized: Option<(Vec<u8>, u64)>,
 }
 
+/// A checked row, `None` for a blank line, or the line number, problem and raw line.
+type Checked = std::result::Result<Option<Value>, (u64, Problem, RawLine)>;
+
+/// What became of one line.
+enum Status {
+    Row,
+    Blank,
+    Bad(u64, Problem, RawLine),
+}
+
+/// Some lines' statuses, and their good rows as one batch (none when there are none).
+type Decoded = (Vec<Status>, Option<RecordBatch>);
+
+/// Checks lines and decodes the good ones into a batch of the table's schema.
+fn decode(spec: &TableSpec, max_line_bytes: usize, lines: &[(String, Line)]) -> Result<Decoded> {
+    let mut rows = Vec::with_capacity(lines.len());
+    let statuses = lines
+        .iter()
+        .map(|(_, l)| match check(spec, max_line_bytes, l) {
+            Ok(Some(v)) => {
+                rows.push(v);
+                Status::Row
+            }
+            Ok(None) => Status::Blank,
+            Err((number, problem, raw)) => Status::Bad(number, problem, raw),
+        })
+        .collect();
+    if rows.is_empty() {
+        return Ok((statuses, None));
+    }
+    let mut decoder = ReaderBuilder::new(spec.schema.clone())
+        .with_batch_size(rows.len())
+        .build_decoder()?;
+    decoder.serialize(&rows)?;
+    Ok((statuses, decoder.flush()?))
+}
+
 /// One complete line, or the record of one too long to keep.
 enum Line {
     Text {
@@ -138,76 +173,66 @@ enum Line {
 
 impl Reader {
     async fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
-        let mut rows: Vec<Value> = Vec::with_capacity(self.opts.batch_size.min(1024));
-        while rows.len() < self.opts.batch_size {
-            let Some((display, line)) = self.next_line().await? else {
-                break;
-            };
-            match self.check(line) {
-                Ok(Some(v)) => rows.push(v),
-                Ok(None) => {}
-                Err((number, problem, raw)) => self.bad_line(&display, number, problem, raw)?,
+        let size = self.opts.batch_size;
+        // Lines are split here, then parsed, checked and decoded to Arrow on every core;
+        // problems are handled in line order, and a batch holds `batch_size` rows.
+        let mut parts: Vec<RecordBatch> = Vec::new();
+        let mut rows = 0;
+        let mut ended = false;
+        while rows < size && !ended {
+            let mut lines = Vec::with_capacity(size - rows);
+            while lines.len() < size - rows {
+                match self.next_line().await? {
+                    Some(l) => lines.push(l),
+                    None => {
+                        ended = true;
+                        break;
+                    }
+                }
+            }
+            let mut statuses = Vec::with_capacity(lines.len());
+            for (s, batch) in self.decode_all(&lines)? {
+                statuses.extend(s);
+                parts.extend(batch);
+            }
+            for ((display, _), status) in lines.iter().zip(statuses) {
+                match status {
+                    Status::Row => rows += 1,
+                    Status::Blank => {}
+                    Status::Bad(number, problem, raw) => {
+                        self.bad_line(display, number, problem, raw)?
+                    }
+                }
             }
         }
-        if rows.is_empty() {
+        if rows == 0 {
             return Ok(None);
         }
-        let schema = self.spec.schema.clone();
-        let decoder = match &mut self.decoder {
-            Some(d) => d,
-            None => self.decoder.insert(
-                ReaderBuilder::new(schema)
-                    .with_batch_size(self.opts.batch_size)
-                    .build_decoder()?,
-            ),
-        };
-        decoder.serialize(&rows)?;
-        Ok(decoder.flush()?)
+        Ok(Some(arrow::compute::concat_batches(
+            &self.spec.schema,
+            &parts,
+        )?))
     }
 
-    /// A checked row, `None` for a blank line, or the problem with the raw line.
-    #[allow(clippy::type_complexity)]
-    fn check(&self, line: Line) -> std::result::Result<Option<Value>, (u64, Problem, RawLine)> {
-        match line {
-            Line::Oversized {
-                number,
-                prefix,
-                offset,
-                len,
-            } => Err((
-                number,
-                Problem::line(format!(
-                    "line of {len} bytes is longer than the limit of {} bytes (--max-line-bytes)",
-                    self.opts.max_line_bytes
-                )),
-                RawLine::Truncated {
-                    prefix,
-                    byte_offset: offset,
-                    bytes: len,
-                },
-            )),
-            Line::Text { number, bytes } => {
-                let text = match std::str::from_utf8(&bytes) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        return Err((
-                            number,
-                            Problem::line(format!(
-                                "invalid UTF-8 at byte {} of the line",
-                                e.valid_up_to()
-                            )),
-                            RawLine::Bytes(bytes),
-                        ));
-                    }
-                };
-                if text.trim().is_empty() {
-                    return Ok(None);
-                }
-                check_line(self.spec, text)
-                    .map(Some)
-                    .map_err(|p| (number, p, RawLine::Text(text.to_string())))
-            }
+    /// The lines checked and decoded, in order, in parts spread over the machine's cores
+    /// (few lines on this thread): each part's statuses and its rows as a batch.
+    fn decode_all(&self, lines: &[(String, Line)]) -> Result<Vec<Decoded>> {
+        let (spec, max) = (self.spec, self.opts.max_line_bytes);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if threads == 1 || lines.len() < 256 {
+            return Ok(vec![decode(spec, max, lines)?]);
         }
+        let per = lines.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let parts: Vec<_> = lines
+                .chunks(per)
+                .map(|part| scope.spawn(move || decode(spec, max, part)))
+                .collect();
+            parts
+                .into_iter()
+                .map(|p| p.join().expect("a line check panicked"))
+                .collect()
+        })
     }
 
     fn bad_line(&self, file: &str, line: u64, problem: Problem, raw: RawLine) -> Result<()> {
@@ -281,6 +306,50 @@ impl Reader {
                 }
                 None => file.eof = true,
             }
+        }
+    }
+}
+
+/// A checked row, `None` for a blank line, or the problem with the raw line.
+fn check(spec: &TableSpec, max_line_bytes: usize, line: &Line) -> Checked {
+    match *line {
+        Line::Oversized {
+            number,
+            ref prefix,
+            offset,
+            len,
+        } => Err((
+            number,
+            Problem::line(format!(
+                "line of {len} bytes is longer than the limit of {} bytes (--max-line-bytes)",
+                max_line_bytes
+            )),
+            RawLine::Truncated {
+                prefix: prefix.clone(),
+                byte_offset: offset,
+                bytes: len,
+            },
+        )),
+        Line::Text { number, ref bytes } => {
+            let text = match std::str::from_utf8(bytes) {
+                Ok(t) => t,
+                Err(e) => {
+                    return Err((
+                        number,
+                        Problem::line(format!(
+                            "invalid UTF-8 at byte {} of the line",
+                            e.valid_up_to()
+                        )),
+                        RawLine::Bytes(bytes.clone()),
+                    ));
+                }
+            };
+            if text.trim().is_empty() {
+                return Ok(None);
+            }
+            check_line(spec, text)
+                .map(Some)
+                .map_err(|p| (number, p, RawLine::Text(text.to_string())))
         }
     }
 }

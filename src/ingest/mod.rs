@@ -63,6 +63,7 @@ pub async fn ingest(
             ),
             Format::Parquet => parquet_in_order(session, source).await?,
         };
+        let stream = read_ahead(stream);
         let partition = opts
             .partition_by
             .as_deref()
@@ -102,6 +103,23 @@ async fn parquet_in_order(
     Ok(Box::pin(
         datafusion::physical_plan::stream::RecordBatchStreamAdapter::new(schema, chained),
     ))
+}
+
+/// The stream read on a task of its own, so that the next batches are read and checked
+/// while this one is encoded to Parquet (the two took turns on one core before).
+fn read_ahead(mut stream: SendableRecordBatchStream) -> SendableRecordBatchStream {
+    let schema = stream.schema();
+    let (tx, rx) = tokio::sync::mpsc::channel(2);
+    tokio::spawn(async move {
+        while let Some(b) = stream.next().await {
+            if tx.send(b).await.is_err() {
+                break;
+            }
+        }
+    });
+    let batches =
+        futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|b| (b, rx)) });
+    Box::pin(datafusion::physical_plan::stream::RecordBatchStreamAdapter::new(schema, batches))
 }
 
 async fn write_single(mut stream: SendableRecordBatchStream, path: &Path) -> Result<u64> {

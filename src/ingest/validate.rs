@@ -42,34 +42,38 @@ pub fn check_line(spec: &TableSpec, line: &str) -> Result<Value, Problem> {
             kind(&value)
         )));
     };
-    check_object(&spec.cols, obj, "").map(Value::Object)
+    check_object(&spec.cols, obj, &String::new).map(Value::Object)
 }
+
+/// A field's path, built only when a message needs it: most lines have no problem, and
+/// formatting every field's path cost an allocation per field per line.
+type Path<'a> = &'a dyn Fn() -> String;
 
 fn check_object(
     cols: &[Col],
     mut obj: Map<String, Value>,
-    prefix: &str,
+    prefix: Path,
 ) -> Result<Map<String, Value>, Problem> {
     let mut out = Map::new();
     for c in cols {
-        let path = format!("{prefix}{}", c.name);
-        match obj.remove(c.name) {
-            None | Some(Value::Null) if c.required => {
-                return Err(Problem::at(&path, "missing required field"));
+        let path = || format!("{}{}", prefix(), c.name);
+        match obj.remove_entry(c.name) {
+            None | Some((_, Value::Null)) if c.required => {
+                return Err(Problem::at(&path(), "missing required field"));
             }
-            None | Some(Value::Null) => {}
-            Some(v) => {
-                out.insert(c.name.to_string(), check_value(&c.ty, v, &path)?);
+            None | Some((_, Value::Null)) => {}
+            Some((key, v)) => {
+                out.insert(key, check_value(&c.ty, v, &path)?);
             }
         }
     }
     Ok(out)
 }
 
-fn check_value(ty: &Ty, v: Value, path: &str) -> Result<Value, Problem> {
+fn check_value(ty: &Ty, v: Value, path: Path) -> Result<Value, Problem> {
     let wrong = |v: &Value| {
         Problem::at(
-            path,
+            &path(),
             format!("expected {}, found {}", ty.describe(), kind(v)),
         )
     };
@@ -81,7 +85,7 @@ fn check_value(ty: &Ty, v: Value, path: &str) -> Result<Value, Problem> {
         Ty::Enum(values) => match &v {
             Value::String(s) if values.contains(&s.as_str()) => Ok(v),
             Value::String(s) => Err(Problem::at(
-                path,
+                &path(),
                 format!("expected one of {}, found \"{s}\"", values.join(" | ")),
             )),
             _ => Err(wrong(&v)),
@@ -89,7 +93,7 @@ fn check_value(ty: &Ty, v: Value, path: &str) -> Result<Value, Problem> {
         Ty::Int => match &v {
             Value::Number(n) if n.is_i64() => Ok(v),
             Value::Number(n) if n.is_u64() => {
-                Err(Problem::at(path, format!("integer {n} is out of range")))
+                Err(Problem::at(&path(), format!("integer {n} is out of range")))
             }
             _ => Err(wrong(&v)),
         },
@@ -104,7 +108,7 @@ fn check_value(ty: &Ty, v: Value, path: &str) -> Result<Value, Problem> {
         Ty::Timestamp => match &v {
             Value::String(s) => parse_timestamp(s)
                 .map(Value::String)
-                .map_err(|r| Problem::at(path, r)),
+                .map_err(|r| Problem::at(&path(), r)),
             _ => Err(wrong(&v)),
         },
         Ty::Date => match &v {
@@ -112,7 +116,7 @@ fn check_value(ty: &Ty, v: Value, path: &str) -> Result<Value, Problem> {
                 .map(|d| Value::String(d.format("%Y-%m-%d").to_string()))
                 .map_err(|e| {
                     Problem::at(
-                        path,
+                        &path(),
                         format!("expected a date YYYY-MM-DD, found \"{s}\" ({e})"),
                     )
                 }),
@@ -129,16 +133,21 @@ fn check_value(ty: &Ty, v: Value, path: &str) -> Result<Value, Problem> {
             Value::Array(items) => items
                 .into_iter()
                 .enumerate()
-                .map(|(i, x)| match x {
-                    Value::Null => Err(Problem::at(&format!("{path}[{i}]"), "null in a list")),
-                    x => check_value(item, x, &format!("{path}[{i}]")),
+                .map(|(i, x)| {
+                    let at = || format!("{}[{i}]", path());
+                    match x {
+                        Value::Null => Err(Problem::at(&at(), "null in a list")),
+                        x => check_value(item, x, &at),
+                    }
                 })
                 .collect::<Result<Vec<_>, _>>()
                 .map(Value::Array),
             _ => Err(wrong(&v)),
         },
         Ty::Struct(cols) => match v {
-            Value::Object(obj) => check_object(cols, obj, &format!("{path}.")).map(Value::Object),
+            Value::Object(obj) => {
+                check_object(cols, obj, &|| format!("{}.", path())).map(Value::Object)
+            }
             _ => Err(wrong(&v)),
         },
     }

@@ -234,3 +234,73 @@ fn a_query_that_reads_a_table_twice_counts_each_reject_once() {
         r.stderr
     );
 }
+
+/// Lines are checked in parallel parts of a batch: bad lines anywhere in a long file are
+/// still named by their own line, counted once, and every good line is kept in order.
+#[test]
+fn bad_lines_in_a_long_file_keep_their_numbers_and_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let traces = tmp.path().join("p/traces");
+    std::fs::create_dir_all(&traces).unwrap();
+    let n = 20_000;
+    let bad: Vec<usize> = vec![2, 700, 4_097, 8_192, 8_193, 12_345, 19_999];
+    let mut body = String::new();
+    for i in 1..=n {
+        if bad.contains(&i) {
+            body.push_str(&format!("{{\"run_id\":\"r1\",\"step\":\"x{i}\"}}\n"));
+        } else if i % 1000 == 0 {
+            body.push('\n');
+        } else {
+            body.push_str(&GOOD.replace("\"step\":1", &format!("\"step\":{i}")));
+            body.push('\n');
+        }
+    }
+    std::fs::write(traces.join("a.jsonl"), body).unwrap();
+    let r = run(
+        tmp.path(),
+        &["sql", "--data", "p", "SELECT count(*) FROM steps"],
+    );
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("p/traces/a.jsonl:2: "), "{}", r.stderr);
+    ok(
+        tmp.path(),
+        &[
+            "ingest",
+            "-q",
+            "--data",
+            "p",
+            "--out",
+            "out",
+            "--on-bad-line",
+            "skip",
+        ],
+    );
+    let rejects = std::fs::read_to_string(tmp.path().join("out/rejects.jsonl")).unwrap();
+    let lines: Vec<u64> = rejects
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["line"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(lines, bad.iter().map(|&i| i as u64).collect::<Vec<_>>());
+    let blank = (1..=n)
+        .filter(|i| i % 1000 == 0 && !bad.contains(i))
+        .count();
+    let steps = crate::support::sql_csv(
+        &tmp.path().join("out"),
+        &[],
+        "SELECT count(*) AS n, min(step) AS lo, max(step) AS hi, \
+         bool_and(step > prev) AS ordered FROM \
+         (SELECT step, lag(step, 1, 0) OVER () AS prev FROM steps)",
+    );
+    assert_eq!(
+        steps,
+        format!(
+            "n,lo,hi,ordered\n{},1,{},true\n",
+            n - bad.len() - blank,
+            n - 2
+        )
+    );
+}
