@@ -268,12 +268,21 @@ pub async fn write_labels(
     result.context("labeling failed")
 }
 
-/// A cluster's labels, collected here and written.
+/// A cluster's labels, written here as they arrive.
 async fn labels_at_once(session: &Session, out: &Path) -> anyhow::Result<u64> {
-    let (schema, batches) = groundcheck::scoring::labels(&session.ctx).await?;
-    let mut w = groundcheck::label_writer::LabelWriter::create(out, schema)?;
-    for b in &batches {
-        w.write(b)?;
+    use futures::StreamExt;
+    let df = session
+        .ctx
+        .sql(&format!(
+            "SELECT * FROM labels {}",
+            groundcheck::scoring::LABELS_ORDER
+        ))
+        .await?;
+    let schema = groundcheck::scoring::plain_schema(df.schema().as_arrow());
+    let mut w = groundcheck::label_writer::LabelWriter::create(out, schema.clone())?;
+    let mut stream = df.execute_stream().await?;
+    while let Some(b) = stream.next().await {
+        w.write(&groundcheck::scoring::conform(&schema, b?)?)?;
     }
     let n = w.rows;
     w.finish()?;
