@@ -103,12 +103,12 @@ pub struct Done {
 
 /// Labels every task of a chunked session (`Session::open` with `chunked`) into
 /// `dir/labels.jsonl` and `dir/labels.parquet`, in `LABELS_ORDER`. `on_chunk` hears
-/// "chunk k of n" as each starts.
+/// (k, n, tasks labeled so far) as chunk k of n starts.
 pub async fn write_labels(
     session: &Session,
     dir: &Path,
     opts: &Options,
-    on_chunk: &dyn Fn(usize, usize),
+    on_chunk: &dyn Fn(usize, usize, u64),
 ) -> Result<Done> {
     let ctx = &session.ctx;
     if session.chunk_tables.is_empty() {
@@ -131,7 +131,7 @@ pub async fn write_labels(
     };
     let mut out = LabelWriter::create(dir, schema.clone())?;
     if n == 1 {
-        on_chunk(1, 1);
+        on_chunk(1, 1, 0);
         for t in &session.chunk_tables {
             let rows = ctx.read_table(t.source.clone())?.collect().await?;
             let rows = rows
@@ -154,8 +154,9 @@ pub async fn write_labels(
             split(ctx, t, n, tmp.path()).await?;
         }
         let mut sorted = Vec::new();
+        let mut labeled = 0;
         for k in 0..n {
-            on_chunk(k + 1, n);
+            on_chunk(k + 1, n, labeled);
             for t in &session.chunk_tables {
                 let mut rows = read_ipc(&part_path(tmp.path(), t.name, k))?;
                 rows.extend(read_ipc(&part_path(tmp.path(), t.name, n))?);
@@ -166,7 +167,9 @@ pub async fn write_labels(
             let mut w = ipc_writer(&path, &schema)?;
             let mut stream = ctx.sql(&query).await?.execute_stream().await?;
             while let Some(b) = stream.next().await {
-                w.write(&conform(&schema, b?)?)?;
+                let b = conform(&schema, b?)?;
+                labeled += b.num_rows() as u64;
+                w.write(&b)?;
             }
             w.finish()?;
             sorted.push(path);

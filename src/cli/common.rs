@@ -242,9 +242,13 @@ pub async fn write_labels(
                 )
             }),
         };
-        let on_chunk = |k: usize, n: usize| {
+        let started = std::time::Instant::now();
+        let on_chunk = |k: usize, n: usize, labeled: u64| {
             if n > 1 {
-                bar.set_message(format!("labeling chunk {k} of {n}"));
+                let rate = labeled as f64 / started.elapsed().as_secs_f64().max(0.001);
+                bar.set_message(format!(
+                    "labeling chunk {k} of {n}: {labeled} tasks labeled, {rate:.0} tasks/s"
+                ));
             }
         };
         groundcheck::chunks::write_labels(&session, out, &opts, &on_chunk)
