@@ -47,6 +47,15 @@ const KEY: [&str; 3] = ["run_id", "server", "case_id"];
 /// Bytes of JSON lines per step, to size chunks of a JSONL steps table without reading it.
 const JSONL_BYTES_PER_STEP: u64 = 256;
 
+/// At most this many chunks: the split keeps a file open per chunk (and the usual limit
+/// of open files is 1024). Beyond it chunks grow instead (250M steps at the default).
+const MAX_CHUNKS: usize = 1000;
+
+/// Rows the split holds back over all chunks before writing: each chunk's file gets
+/// batches of this share (at least 256 rows), so the buffers stay small however many
+/// chunks there are; batches are joined again to 8192 rows when a chunk is loaded.
+const SPLIT_ROWS: usize = 65_536;
+
 /// One table filled chunk by chunk: where its rows come from, and the in-memory table the
 /// views read.
 pub struct ChunkTable {
@@ -123,7 +132,7 @@ pub async fn write_labels(
     let n = if opts.chunk_steps == 0 {
         1
     } else {
-        steps.div_ceil(opts.chunk_steps).max(1) as usize
+        (steps.div_ceil(opts.chunk_steps).max(1) as usize).min(MAX_CHUNKS)
     };
     let mut done = Done {
         chunks: n,
@@ -160,7 +169,8 @@ pub async fn write_labels(
             for t in &session.chunk_tables {
                 let mut rows = read_ipc(&part_path(tmp.path(), t.name, k))?;
                 rows.extend(read_ipc(&part_path(tmp.path(), t.name, n))?);
-                t.fill(rows).await;
+                t.fill(crate::scoring::rebatch(&t.mem.schema(), &rows)?)
+                    .await;
             }
             done.oracle_calls += oracle(ctx, opts).await?;
             let path = tmp.path().join(format!("labels-{k}.arrow"));
@@ -220,14 +230,15 @@ fn part_path(dir: &Path, name: &str, k: usize) -> PathBuf {
 }
 
 /// Reads a table once and writes its rows to `n` files by a hash of case_id (and one more
-/// for rows without one), in batches of about 8192 rows.
+/// for rows without one).
 async fn split(ctx: &SessionContext, t: &ChunkTable, n: usize, dir: &Path) -> Result<()> {
     let schema = t.mem.schema();
+    let rows = (SPLIT_ROWS / (n + 1)).clamp(256, 8192);
     let mut parts = (0..=n)
         .map(|k| {
             Ok(Part {
                 writer: ipc_writer(&part_path(dir, t.name, k), &schema)?,
-                rebatch: Rebatcher::new(schema.clone()),
+                rebatch: Rebatcher::with_rows(schema.clone(), rows),
             })
         })
         .collect::<Result<Vec<_>>>()?;

@@ -20,14 +20,21 @@ pub struct Rebatcher {
     schema: SchemaRef,
     pending: Vec<RecordBatch>,
     rows: usize,
+    size: usize,
 }
 
 impl Rebatcher {
     pub fn new(schema: SchemaRef) -> Self {
+        Self::with_rows(schema, WRITE_ROWS)
+    }
+
+    /// Batches of `size` rows instead.
+    pub fn with_rows(schema: SchemaRef, size: usize) -> Self {
         Self {
             schema,
             pending: Vec::new(),
             rows: 0,
+            size: size.max(1),
         }
     }
 
@@ -36,11 +43,11 @@ impl Rebatcher {
         let mut out = Vec::new();
         let mut offset = 0;
         while offset < b.num_rows() {
-            let take = (WRITE_ROWS - self.rows).min(b.num_rows() - offset);
+            let take = (self.size - self.rows).min(b.num_rows() - offset);
             self.pending.push(b.slice(offset, take));
             offset += take;
             self.rows += take;
-            if self.rows == WRITE_ROWS {
+            if self.rows == self.size {
                 out.push(self.take()?);
             }
         }
