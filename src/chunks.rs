@@ -34,7 +34,8 @@ use datafusion::prelude::SessionContext;
 use futures::StreamExt;
 
 use crate::error::{Error, Result};
-use crate::label_writer::{LabelWriter, Rebatcher};
+use crate::label_writer::LabelWriter;
+use crate::output::Rebatcher;
 use crate::scoring::{LABELS_ORDER, conform, plain_schema};
 use crate::session::{Format, Session};
 

@@ -77,6 +77,63 @@ impl ParquetFile {
     }
 }
 
+/// Rows per batch handed to the Parquet writer.
+pub const WRITE_ROWS: usize = 8192;
+
+/// Cuts a stream of batches into batches of exactly `WRITE_ROWS` rows (the last one
+/// shorter): Parquet's pages follow the batches written, and the same rows must give the
+/// same bytes whatever batches they came in.
+pub struct Rebatcher {
+    schema: SchemaRef,
+    pending: Vec<RecordBatch>,
+    rows: usize,
+    size: usize,
+}
+
+impl Rebatcher {
+    pub fn new(schema: SchemaRef) -> Self {
+        Self::with_rows(schema, WRITE_ROWS)
+    }
+
+    /// Batches of `size` rows instead.
+    pub fn with_rows(schema: SchemaRef, size: usize) -> Self {
+        Self {
+            schema,
+            pending: Vec::new(),
+            rows: 0,
+            size: size.max(1),
+        }
+    }
+
+    /// The full batches this one completes.
+    pub fn push(&mut self, b: &RecordBatch) -> Result<Vec<RecordBatch>> {
+        let mut out = Vec::new();
+        let mut offset = 0;
+        while offset < b.num_rows() {
+            let take = (self.size - self.rows).min(b.num_rows() - offset);
+            self.pending.push(b.slice(offset, take));
+            offset += take;
+            self.rows += take;
+            if self.rows == self.size {
+                out.push(self.take()?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The rows left over, if any.
+    pub fn finish(mut self) -> Result<Option<RecordBatch>> {
+        (self.rows > 0).then(|| self.take()).transpose()
+    }
+
+    fn take(&mut self) -> Result<RecordBatch> {
+        let b = arrow::compute::concat_batches(&self.schema, &self.pending)?;
+        self.pending.clear();
+        self.rows = 0;
+        Ok(b)
+    }
+}
+
 /// How `groundcheck sql` prints a result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {

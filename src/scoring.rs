@@ -16,7 +16,7 @@ use futures::StreamExt;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::label_writer::Rebatcher;
+use crate::output::Rebatcher;
 use crate::output::{ParquetFile, write_atomic};
 use crate::queries;
 use crate::session::new_context;
