@@ -45,18 +45,21 @@ fn fails_with(bad: &[u8], expected: &str, extra: &[&str]) {
     assert!(!tmp.path().join("out/traces.parquet").exists());
 }
 
+/// `ingest` of project `p` into `out`, bad lines skipped to the rejects file.
+const INGEST_SKIPPING: &[&str] = &[
+    "ingest",
+    "--data",
+    "p",
+    "--out",
+    "out",
+    "--on-bad-line",
+    "skip",
+];
+
 fn skipped_as(bad: &[u8], extra: &[&str]) -> serde_json::Value {
     let tmp = tempfile::tempdir().unwrap();
     project(tmp.path(), bad);
-    let mut args = vec![
-        "ingest",
-        "--data",
-        "p",
-        "--out",
-        "out",
-        "--on-bad-line",
-        "skip",
-    ];
+    let mut args = INGEST_SKIPPING.to_vec();
     args.extend_from_slice(extra);
     let r = run(tmp.path(), &args);
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -262,19 +265,7 @@ fn bad_lines_in_a_long_file_keep_their_numbers_and_order() {
     );
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("p/traces/a.jsonl:2: "), "{}", r.stderr);
-    ok(
-        tmp.path(),
-        &[
-            "ingest",
-            "-q",
-            "--data",
-            "p",
-            "--out",
-            "out",
-            "--on-bad-line",
-            "skip",
-        ],
-    );
+    ok(tmp.path(), &[INGEST_SKIPPING, &["-q"]].concat());
     let rejects = std::fs::read_to_string(tmp.path().join("out/rejects.jsonl")).unwrap();
     let lines: Vec<u64> = rejects
         .lines()
