@@ -10,12 +10,13 @@ use arrow::datatypes::SchemaRef;
 use crate::error::{Error, Result};
 use crate::output::{ParquetFile, Rebatcher, temp_name};
 
-/// `labels.jsonl` and `labels.parquet` in a folder, written batch by batch.
+/// `labels.jsonl` and `labels.parquet` in a folder, written batch by batch. Dropped
+/// unfinished (an error on the way), it removes both temporary files.
 pub struct LabelWriter {
-    jsonl: arrow::json::LineDelimitedWriter<BufWriter<std::fs::File>>,
+    jsonl: Option<arrow::json::LineDelimitedWriter<BufWriter<std::fs::File>>>,
     jsonl_tmp: PathBuf,
     jsonl_path: PathBuf,
-    parquet: ParquetFile,
+    parquet: Option<ParquetFile>,
     rebatch: Rebatcher,
     pub rows: u64,
 }
@@ -28,10 +29,10 @@ impl LabelWriter {
         let file =
             std::fs::File::create(&jsonl_tmp).map_err(|e| Error::io(jsonl_tmp.display(), e))?;
         Ok(Self {
-            jsonl: arrow::json::LineDelimitedWriter::new(BufWriter::new(file)),
+            jsonl: Some(arrow::json::LineDelimitedWriter::new(BufWriter::new(file))),
             jsonl_tmp,
             jsonl_path,
-            parquet,
+            parquet: Some(parquet),
             rebatch: Rebatcher::new(schema),
             rows: 0,
         })
@@ -39,25 +40,48 @@ impl LabelWriter {
 
     pub fn write(&mut self, b: &RecordBatch) -> Result<()> {
         self.rows += b.num_rows() as u64;
-        self.jsonl.write(b)?;
+        self.jsonl.as_mut().expect("open until finish").write(b)?;
+        let parquet = self.parquet.as_mut().expect("open until finish");
         for full in self.rebatch.push(b)? {
-            self.parquet.write(&full)?;
+            parquet.write(&full)?;
         }
         Ok(())
     }
 
     /// Closes both files and renames them into place.
     pub fn finish(mut self) -> Result<()> {
+        let mut parquet = self.parquet.take().expect("finished once");
         if let Some(last) = self.rebatch.finish()? {
-            self.parquet.write(&last)?;
+            parquet.write(&last)?;
         }
-        self.parquet.finish()?;
-        self.jsonl.finish()?;
-        let mut file = self.jsonl.into_inner();
-        file.flush()
-            .map_err(|e| Error::io(self.jsonl_tmp.display(), e))?;
-        std::fs::rename(&self.jsonl_tmp, &self.jsonl_path)
-            .map_err(|e| Error::io(self.jsonl_path.display(), e))?;
+        let mut jsonl = self.jsonl.take().expect("finished once");
+        let done = jsonl
+            .finish()
+            .map_err(Error::from)
+            .and_then(|_| {
+                jsonl
+                    .into_inner()
+                    .flush()
+                    .map_err(|e| Error::io(self.jsonl_tmp.display(), e))
+            })
+            .and_then(|_| {
+                std::fs::rename(&self.jsonl_tmp, &self.jsonl_path)
+                    .map_err(|e| Error::io(self.jsonl_path.display(), e))
+            });
+        if done.is_err() {
+            let _ = std::fs::remove_file(&self.jsonl_tmp);
+        }
+        done?;
+        // Parquet last: a labels.parquet in place means labels.jsonl is too.
+        parquet.finish()?;
         Ok(())
+    }
+}
+
+impl Drop for LabelWriter {
+    fn drop(&mut self) {
+        if self.jsonl.take().is_some() {
+            let _ = std::fs::remove_file(&self.jsonl_tmp);
+        }
     }
 }

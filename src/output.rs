@@ -42,10 +42,11 @@ pub fn writer_properties() -> WriterProperties {
 }
 
 /// A Parquet file being written under a temporary name; `finish` renames it into place.
+/// Dropped unfinished (an error on the way), it removes the temporary file.
 pub struct ParquetFile {
     path: PathBuf,
     tmp: PathBuf,
-    writer: ArrowWriter<std::fs::File>,
+    writer: Option<ArrowWriter<std::fs::File>>,
     pub rows: u64,
 }
 
@@ -60,20 +61,34 @@ impl ParquetFile {
         Ok(Self {
             path: path.to_path_buf(),
             tmp,
-            writer,
+            writer: Some(writer),
             rows: 0,
         })
     }
 
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         self.rows += batch.num_rows() as u64;
-        Ok(self.writer.write(batch)?)
+        let writer = self.writer.as_mut().expect("open until finish");
+        Ok(writer.write(batch)?)
     }
 
-    pub fn finish(self) -> Result<PathBuf> {
-        self.writer.close()?;
-        std::fs::rename(&self.tmp, &self.path).map_err(|e| Error::io(self.path.display(), e))?;
-        Ok(self.path)
+    pub fn finish(mut self) -> Result<PathBuf> {
+        let writer = self.writer.take().expect("finished once");
+        let done = writer.close().map_err(Error::from).and_then(|_| {
+            std::fs::rename(&self.tmp, &self.path).map_err(|e| Error::io(self.path.display(), e))
+        });
+        if done.is_err() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+        done.map(|_| self.path.clone())
+    }
+}
+
+impl Drop for ParquetFile {
+    fn drop(&mut self) {
+        if self.writer.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
     }
 }
 
@@ -122,7 +137,7 @@ impl Rebatcher {
     }
 
     /// The rows left over, if any.
-    pub fn finish(mut self) -> Result<Option<RecordBatch>> {
+    pub fn finish(&mut self) -> Result<Option<RecordBatch>> {
         (self.rows > 0).then(|| self.take()).transpose()
     }
 

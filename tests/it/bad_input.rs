@@ -295,3 +295,34 @@ fn bad_lines_in_a_long_file_keep_their_numbers_and_order() {
         )
     );
 }
+
+/// A bad line met while labeling (in one pass or in chunks) stops the run and leaves no
+/// temporary file behind.
+#[test]
+fn a_failed_label_run_leaves_nothing_behind() {
+    let tmp = tempfile::tempdir().unwrap();
+    project(tmp.path(), br#"{"run_id":"r1","step":"two"}"#);
+    for steps in ["0", "1"] {
+        let r = run(
+            tmp.path(),
+            &[
+                "label",
+                "--data",
+                "p",
+                "--out",
+                "out",
+                "--chunk-steps",
+                steps,
+            ],
+        );
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(r.stderr.contains("p/traces/a.jsonl:2: "), "{}", r.stderr);
+        let left: Vec<String> = std::fs::read_dir(tmp.path().join("out"))
+            .map(|d| {
+                d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert!(left.is_empty(), "--chunk-steps {steps}: {left:?}");
+    }
+}
