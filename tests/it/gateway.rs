@@ -629,18 +629,33 @@ fn run_drives_a_scripted_agent_through_the_gateway() {
     let csv = sql_csv(
         &root(),
         &[("steps", &traces)],
-        "SELECT case_id, string_agg(kind, ' ' ORDER BY step) AS kinds, \
+        // The burst's results may come back while later calls of it are still going
+        // out, so tool steps are counted here and their order checked per call below.
+        "SELECT case_id, \
+         string_agg(kind, ' ' ORDER BY step) FILTER (WHERE kind NOT IN ('tool_call', 'tool_result')) AS turns, \
+         count(*) FILTER (WHERE kind = 'tool_call') AS call_steps, \
+         count(*) FILTER (WHERE kind = 'tool_result') AS result_steps, \
          count(*) FILTER (WHERE kind = 'tool_result' AND is_error) AS refused, \
          count(DISTINCT call_id) AS calls, min(as_user) AS u, max(run_id) AS run \
          FROM steps GROUP BY case_id ORDER BY case_id",
     );
     assert_eq!(
         csv,
-        "case_id,kinds,refused,calls,u,run\n\
-         burst-1,user tool_call tool_call tool_call tool_call tool_call tool_call tool_call tool_call tool_call tool_call tool_result tool_result tool_result tool_result tool_result tool_result tool_result tool_result tool_result tool_result reasoning answer,0,10,ops.01,r1\n\
-         retry-1,user tool_call tool_result tool_call tool_result reasoning answer,1,2,ops.01,r1\n\
-         sum-1,user tool_call tool_result reasoning answer,0,1,fin.analyst.02,r1\n"
+        "case_id,turns,call_steps,result_steps,refused,calls,u,run\n\
+         burst-1,user reasoning answer,10,10,0,10,ops.01,r1\n\
+         retry-1,user reasoning answer,2,2,1,2,ops.01,r1\n\
+         sum-1,user reasoning answer,1,1,0,1,fin.analyst.02,r1\n"
     );
+    // Every call has one result, recorded after it and before the answer.
+    let order = sql_csv(
+        &root(),
+        &[("steps", &traces)],
+        "SELECT count(*) AS n FROM steps c \
+         JOIN steps r ON r.trace_id = c.trace_id AND r.call_id = c.call_id AND r.kind = 'tool_result' \
+         JOIN steps a ON a.trace_id = c.trace_id AND a.kind = 'answer' \
+         WHERE c.kind = 'tool_call' AND c.step < r.step AND r.step < a.step",
+    );
+    assert_eq!(order, "n\n13\n");
     let answers = sql_csv(
         &root(),
         &[("steps", &traces)],
