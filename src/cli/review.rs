@@ -78,29 +78,27 @@ async fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
     .await;
     finish(&session, &args.output.out, true)?;
     let (labels, steps) = result.context("cannot read the labels")?;
-    let steps = scoring::rows_as_json(&steps)?;
     let key = |r: &Map<String, Value>| {
         ["run_id", "server", "case_id"].map(|k| r.get(k).cloned().unwrap_or(Value::Null))
     };
+    // Each task's steps, in order, looked up by task (not searched per task).
+    let mut traces: std::collections::HashMap<[Value; 3], Vec<Value>> = Default::default();
+    for mut s in scoring::rows_as_json(&steps)? {
+        let k = key(&s);
+        for k in ["run_id", "server", "case_id"] {
+            s.remove(k);
+        }
+        if let Some(Value::String(res)) = s.get_mut("result")
+            && res.chars().count() > RESULT_CHARS
+        {
+            *res = res.chars().take(RESULT_CHARS).collect::<String>() + "…";
+        }
+        traces.entry(k).or_default().push(Value::Object(s));
+    }
     let mut text = String::new();
     let rows = scoring::rows_as_json(&labels)?;
     for r in &rows {
-        let trace: Vec<Value> = steps
-            .iter()
-            .filter(|s| key(s) == key(r))
-            .map(|s| {
-                let mut s = s.clone();
-                for k in ["run_id", "server", "case_id"] {
-                    s.remove(k);
-                }
-                if let Some(Value::String(res)) = s.get_mut("result")
-                    && res.chars().count() > RESULT_CHARS
-                {
-                    *res = res.chars().take(RESULT_CHARS).collect::<String>() + "…";
-                }
-                Value::Object(s)
-            })
-            .collect();
+        let trace = traces.remove(&key(r)).unwrap_or_default();
         let get = |k: &str| r.get(k).cloned().unwrap_or(Value::Null);
         let line = json!({
             "run_id": get("run_id"),
