@@ -126,8 +126,11 @@ pub async fn write_labels(
             "labeling in chunks needs a session opened with `chunked` (not on a cluster)".into(),
         ));
     }
-    let query = format!("SELECT * FROM labels {LABELS_ORDER}");
-    let schema = plain_schema(ctx.sql(&query).await?.schema().as_arrow());
+    // Planned once; each execution reads what the in-memory tables hold then.
+    let query = ctx
+        .sql(&format!("SELECT * FROM labels {LABELS_ORDER}"))
+        .await?;
+    let schema = plain_schema(query.schema().as_arrow());
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.display(), e))?;
     let steps = estimated_steps(session).await?;
     let n = if opts.chunk_steps == 0 {
@@ -151,7 +154,7 @@ pub async fn write_labels(
             t.fill(rows).await;
         }
         done.oracle_calls += oracle(ctx, opts).await?;
-        let mut stream = ctx.sql(&query).await?.execute_stream().await?;
+        let mut stream = query.clone().execute_stream().await?;
         while let Some(b) = stream.next().await {
             out.write(&conform(&schema, b?)?)?;
         }
@@ -176,7 +179,7 @@ pub async fn write_labels(
             done.oracle_calls += oracle(ctx, opts).await?;
             let path = tmp.path().join(format!("labels-{k}.arrow"));
             let mut w = ipc_writer(&path, &schema)?;
-            let mut stream = ctx.sql(&query).await?.execute_stream().await?;
+            let mut stream = query.clone().execute_stream().await?;
             while let Some(b) = stream.next().await {
                 let b = conform(&schema, b?)?;
                 labeled += b.num_rows() as u64;

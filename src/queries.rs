@@ -162,7 +162,10 @@ mod tests {
 
     #[test]
     fn every_file_in_queries_is_compiled_in_and_has_a_header() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/queries");
+        // At run time (cargo sets it): the binary may have been built in another checkout.
+        let dir = std::env::var("CARGO_MANIFEST_DIR")
+            .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string())
+            + "/queries";
         let mut on_disk: Vec<String> = Vec::new();
         fn walk(base: &std::path::Path, dir: &std::path::Path, out: &mut Vec<String>) {
             for e in std::fs::read_dir(dir).unwrap().flatten() {
@@ -175,8 +178,8 @@ mod tests {
             }
         }
         walk(
-            std::path::Path::new(dir),
-            std::path::Path::new(dir),
+            std::path::Path::new(&dir),
+            std::path::Path::new(&dir),
             &mut on_disk,
         );
         on_disk.sort();

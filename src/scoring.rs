@@ -16,8 +16,8 @@ use futures::StreamExt;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::output::ParquetFile;
 use crate::output::Rebatcher;
-use crate::output::{ParquetFile, write_atomic};
 use crate::queries;
 use crate::session::new_context;
 
@@ -242,18 +242,6 @@ pub fn rebatch(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<Vec<Record
     }
     out.extend(r.finish()?);
     Ok(out)
-}
-
-pub fn write_jsonl(path: &Path, batches: &[RecordBatch]) -> Result<()> {
-    let mut buf = Vec::new();
-    {
-        let mut w = arrow::json::LineDelimitedWriter::new(&mut buf);
-        for b in batches {
-            w.write(b)?;
-        }
-        w.finish()?;
-    }
-    write_atomic(path, &buf).map_err(|e| Error::io(path.display(), e))
 }
 
 /// The report as a text table: one row per metric, one column per server and run.

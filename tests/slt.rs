@@ -144,7 +144,11 @@ fn slt_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    // Read at run time (cargo sets it): a shared target dir may hold this binary built
+    // from another checkout, whose path env!() would have baked in.
+    let root = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
     let filter = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
     let mut files = Vec::new();
     slt_files(&root.join("tests/slt"), &mut files);

@@ -205,8 +205,11 @@ async fn rerun(old: String, input: Input, output: Output) -> anyhow::Result<Exit
     .await
     .context("labeling failed")?;
     let out = &output.out;
-    scoring::write_jsonl(&out.join("labels.jsonl"), &labels)?;
-    scoring::write_parquet(&out.join("labels.parquet"), schema.clone(), &labels)?;
+    let mut w = groundcheck::label_writer::LabelWriter::create(out, schema.clone())?;
+    for b in &labels {
+        w.write(b)?;
+    }
+    w.finish()?;
     let (_, report) = scoring::report_of(schema, labels).await?;
     print!("{}", scoring::report_table(&report)?);
     println!(

@@ -19,6 +19,21 @@ impl Drop for Proc {
     }
 }
 
+/// `groundcheck ingest` of the project `data` into Parquet at `out`.
+fn ingest(dir: &Path, data: &Path, out: &Path) {
+    crate::support::ok(
+        dir,
+        &[
+            "ingest",
+            "-q",
+            "--data",
+            data.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -94,18 +109,7 @@ fn label_and_report_on_a_cluster_equal_the_local_run_and_survive_a_dead_executor
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
     let pq = dir.join("pq");
-    let r = run(
-        dir,
-        &[
-            "ingest",
-            "-q",
-            "--data",
-            gen_dir.to_str().unwrap(),
-            "--out",
-            pq.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    ingest(dir, &gen_dir, &pq);
     copy_dir(&pq, &s3.root.path().join("lake/gen"));
     let data = "s3://lake/gen";
 
@@ -260,19 +264,7 @@ fn standalone_equals_local() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let pq = dir.join("pq");
-    let demo = crate::support::demo();
-    let r = run(
-        dir,
-        &[
-            "ingest",
-            "-q",
-            "--data",
-            demo.to_str().unwrap(),
-            "--out",
-            pq.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    ingest(dir, &crate::support::demo(), &pq);
     for (name, extra) in [
         ("local", vec![]),
         ("standalone", vec!["--standalone", "--partitions", "2"]),

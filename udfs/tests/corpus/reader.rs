@@ -15,7 +15,12 @@ pub struct Case {
 }
 
 pub fn corpus_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
+    // Read at run time (cargo sets it): a shared target dir may hold this binary built
+    // from another checkout, whose path env!() would have baked in.
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+        .join("tests/corpus")
 }
 
 pub fn catalog_entries() -> Vec<String> {
