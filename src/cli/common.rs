@@ -25,10 +25,14 @@ pub struct Input {
     pub on_bad_line: OnBadLine,
 
     /// Read the traces (the steps table) from files of another format instead:
-    /// FORMAT=PATH with FORMAT otlp, openinference or mcp-log (docs/importers.md).
+    /// FORMAT=PATH with FORMAT otlp, phoenix or mcp-log (docs/importers.md).
     /// Repeatable, one format.
     #[arg(long = "traces-from", value_name = "FORMAT=PATH", value_parser = parse_traces_from)]
     pub traces_from: Vec<(groundcheck::import::Format, PathBuf)>,
+
+    /// Server name for --traces-from traces that do not name their MCP server.
+    #[arg(long, value_name = "NAME")]
+    pub traces_server: Option<String>,
 
     /// Longest input line accepted, in bytes.
     #[arg(long, default_value_t = 16 * 1024 * 1024)]
@@ -86,7 +90,7 @@ fn parse_traces_from(s: &str) -> Result<(groundcheck::import::Format, PathBuf), 
         .split_once('=')
         .ok_or_else(|| format!("expected FORMAT=PATH, got {s}"))?;
     let format = <groundcheck::import::Format as clap::ValueEnum>::from_str(f.trim(), false)
-        .map_err(|_| format!("'{f}' is not a trace format (otlp, openinference, mcp-log)"))?;
+        .map_err(|_| format!("'{f}' is not a trace format (otlp, phoenix, mcp-log)"))?;
     Ok((format, PathBuf::from(p.trim())))
 }
 
@@ -107,32 +111,13 @@ impl Input {
         self.open_with(true).await
     }
 
-    async fn open_with(&self, chunked: bool) -> anyhow::Result<Session> {
-        let steps = match self.traces_from.first() {
-            None => None,
-            Some((format, _)) => {
-                if self.traces_from.iter().any(|(f, _)| f != format) {
-                    anyhow::bail!("--traces-from: one format at a time");
-                }
-                let paths: Vec<PathBuf> = self.traces_from.iter().map(|(_, p)| p.clone()).collect();
-                let files = super::import::read_inputs(&paths)?;
-                let imported = groundcheck::import::import(
-                    *format,
-                    &files,
-                    &groundcheck::import::Options::default(),
-                )?;
-                for (what, n) in &imported.lacking {
-                    eprintln!("note: --traces-from lacks {what}: {n}");
-                }
-                Some(groundcheck::import::steps_batch(&imported.steps)?)
-            }
-        };
-        let cluster = match (&self.cluster, self.standalone) {
-            (Some(url), _) => Some(groundcheck::cluster::Cluster::Remote(url.clone())),
-            (None, true) => Some(groundcheck::cluster::Cluster::Standalone),
-            (None, false) => None,
-        };
-        let session = Session::open(SessionOptions {
+    fn options(
+        &self,
+        cluster: Option<groundcheck::cluster::Cluster>,
+        chunked: bool,
+        steps: Option<arrow::array::RecordBatch>,
+    ) -> SessionOptions {
+        SessionOptions {
             cluster,
             chunked,
             partitions: self.partitions,
@@ -144,9 +129,52 @@ impl Input {
                 max_line_bytes: self.max_line_bytes,
                 ..ReadOptions::default()
             },
-        })
-        .await
-        .with_context(|| format!("cannot open {}", self.data))?;
+        }
+    }
+
+    async fn open_with(&self, chunked: bool) -> anyhow::Result<Session> {
+        let steps = match self.traces_from.first() {
+            None => None,
+            Some((format, _)) => {
+                if self.traces_from.iter().any(|(f, _)| f != format) {
+                    anyhow::bail!("--traces-from: one format at a time");
+                }
+                // The project's cases tie the imported traces (by source_trace).
+                let plain = Session::open(self.options(None, false, None))
+                    .await
+                    .with_context(|| format!("cannot open {}", self.data))?;
+                let cases = groundcheck::import::case_map(&plain.ctx, &self.data).await?;
+                let paths: Vec<PathBuf> = self.traces_from.iter().map(|(_, p)| p.clone()).collect();
+                let files = super::import::read_inputs(&paths)?;
+                let imported = super::import::import_traces(
+                    *format,
+                    &files,
+                    groundcheck::import::Options {
+                        cases_by_trace: cases,
+                        server: self.traces_server.clone(),
+                        ..Default::default()
+                    },
+                    None,
+                    true,
+                )
+                .await?;
+                for line in imported.summary(*format) {
+                    eprintln!("--traces-from: {line}");
+                }
+                for (what, n) in &imported.lacking {
+                    eprintln!("note: --traces-from lacks {what}: {n}");
+                }
+                Some(groundcheck::import::steps_batch(&imported.steps)?)
+            }
+        };
+        let cluster = match (&self.cluster, self.standalone) {
+            (Some(url), _) => Some(groundcheck::cluster::Cluster::Remote(url.clone())),
+            (None, true) => Some(groundcheck::cluster::Cluster::Standalone),
+            (None, false) => None,
+        };
+        let session = Session::open(self.options(cluster, chunked, steps))
+            .await
+            .with_context(|| format!("cannot open {}", self.data))?;
         Ok(session)
     }
 }

@@ -1,23 +1,26 @@
-//! `groundcheck import`: traces in the formats agents emit, as `steps` Parquet.
+//! `groundcheck import`: traces in the formats agents and their instrumentation emit,
+//! as `steps` Parquet.
 
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args as ClapArgs;
-use groundcheck::import::{Format, Options, batch, import, steps_batch};
+use groundcheck::import::{Format, Imported, Input, Options, batch, import, steps_batch};
 use groundcheck::output::ParquetFile;
 
-/// Read OpenTelemetry (OTLP JSON: GenAI and MCP semantic conventions, OpenInference
-/// attributes), Phoenix OpenInference span lines, or MCP JSON-RPC logs, and write them as
-/// the `steps` table: OUT/traces/FORMAT.parquet (and, for logged tools/list answers,
-/// OUT/snapshots/FORMAT.parquet). Prints what the input lacked (as_user, as_of, …): left
-/// null, never invented. The mapping: docs/importers.md.
+/// Read OpenTelemetry traces (OTLP protobuf or JSON, gzip or not: GenAI, MCP, OpenInference
+/// and OpenLLMetry conventions), Arize Phoenix span exports, or MCP JSON-RPC logs, and write
+/// them as the `steps` table: OUT/traces/FORMAT.parquet (and, for logged tools/list
+/// answers, OUT/snapshots/FORMAT.parquet). The spans of one tool call (agent, MCP client,
+/// MCP server) become one call. Prints per input what it took, merged and skipped, and
+/// what the input lacked (left null, never invented). The mapping: docs/importers.md.
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     #[arg(value_enum)]
     format: Format,
 
-    /// Input files (local paths).
+    /// Input files (local paths). The spans of all of them are read together: an agent
+    /// and its MCP server may export to different files.
     #[arg(required = true)]
     paths: Vec<std::path::PathBuf>,
 
@@ -29,18 +32,30 @@ pub struct Args {
     #[arg(long)]
     server: Option<String>,
 
+    /// Cases to tie the traces to (a cases.jsonl or .parquet, a folder or an s3:// URL): a
+    /// trace whose id, or conversation id, equals a case's source_trace answers that case.
+    #[arg(long, value_name = "PATH")]
+    cases: Option<String>,
+
+    /// A span attribute that names the case (tried before groundcheck.case_id, which is
+    /// always read). Repeatable.
+    #[arg(long, value_name = "ATTR")]
+    case_from: Vec<String>,
+
+    /// Write the steps even when --cases was given and no trace matched a case.
+    #[arg(long)]
+    allow_unmatched: bool,
+
     /// Folder for outputs.
     #[arg(long, default_value = "out")]
     out: std::path::PathBuf,
 }
 
-pub fn read_inputs(
-    paths: &[std::path::PathBuf],
-) -> anyhow::Result<Vec<groundcheck::import::Input>> {
+pub fn read_inputs(paths: &[std::path::PathBuf]) -> anyhow::Result<Vec<Input>> {
     paths
         .iter()
         .map(|p| {
-            Ok(groundcheck::import::Input {
+            Ok(Input {
                 display: p.display().to_string(),
                 bytes: std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?,
             })
@@ -48,34 +63,73 @@ pub fn read_inputs(
         .collect()
 }
 
+/// Imports the inputs with the cases (if given) to tie them to. An input that gives no
+/// steps, or cases that no trace matches, is an error that says what was seen.
+pub async fn import_traces(
+    format: Format,
+    files: &[Input],
+    mut opts: Options,
+    cases: Option<&str>,
+    allow_unmatched: bool,
+) -> anyhow::Result<Imported> {
+    if let Some(path) = cases {
+        opts.cases_by_trace = groundcheck::import::cases_by_trace(path)
+            .await
+            .with_context(|| format!("cannot read the cases at {path}"))?;
+    }
+    let imported = import(format, files, &opts)?;
+    imported.check_not_empty(format, files)?;
+    let (traces, cased) = imported.traces();
+    if cased == 0 && !allow_unmatched && (cases.is_some() || !opts.case_from.is_empty()) {
+        anyhow::bail!(
+            "none of the {traces} trace(s) matched a case: no trace or conversation id equals a \
+             case's source_trace ({} case(s) name one), and no span carries {}; \
+             --allow-unmatched writes them anyway",
+            opts.cases_by_trace.len(),
+            opts.case_from
+                .iter()
+                .map(String::as_str)
+                .chain(["groundcheck.case_id"])
+                .collect::<Vec<_>>()
+                .join(" or ")
+        );
+    }
+    Ok(imported)
+}
+
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let files = read_inputs(&args.paths)?;
-    let imported = import(
+    let imported = import_traces(
         args.format,
         &files,
-        &Options {
+        Options {
             run_id: args.run_id.clone(),
             server: args.server.clone(),
+            case_from: args.case_from.clone(),
+            ..Options::default()
         },
-    )?;
+        args.cases.as_deref(),
+        args.allow_unmatched,
+    )
+    .await?;
     let name = args.format.name();
     let steps = steps_batch(&imported.steps)?;
     let path = args.out.join("traces").join(format!("{name}.parquet"));
     let mut f = ParquetFile::create(&path, steps.schema())?;
     f.write(&steps)?;
     f.finish()?;
-    let traces: std::collections::BTreeSet<&str> = imported
-        .steps
-        .iter()
-        .filter_map(|s| s.get("trace_id").and_then(serde_json::Value::as_str))
-        .collect();
-    println!(
-        "{} record(s) -> {} step(s) in {} trace(s): {}",
-        imported.records,
-        imported.steps.len(),
-        traces.len(),
-        path.display()
-    );
+    for line in imported.summary(args.format) {
+        println!("{line}");
+    }
+    println!("-> {}", path.display());
+    let (traces, cased) = imported.traces();
+    if cased < traces {
+        println!(
+            "note: {} trace(s) matched no case (label and report score only traces tied to a \
+             case: give --cases with their source_trace, or set groundcheck.case_id on a span)",
+            traces - cased
+        );
+    }
     if !imported.snapshots.is_empty() {
         let b = batch(
             &groundcheck::model::TOOL_SNAPSHOTS.schema,

@@ -5,6 +5,7 @@
 
 mod canary;
 mod cluster;
+mod collect;
 mod common;
 mod drift;
 mod functions;
@@ -38,6 +39,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     Canary(canary::Args),
+    Collect(collect::Args),
     Drift(drift::Args),
     Executor(cluster::ExecutorArgs),
     Functions(functions::Args),
@@ -61,6 +63,7 @@ enum Command {
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Canary(a) => canary::run(a).await,
+        Command::Collect(a) => collect::run(a).await,
         Command::Drift(a) => drift::run(a).await,
         Command::Executor(a) => cluster::run_executor(a).await,
         Command::Functions(a) => functions::run(a).await,

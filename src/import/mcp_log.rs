@@ -79,7 +79,8 @@ pub fn read(f: &Input, opts: &Options, steps: &mut Vec<Step>, out: &mut Imported
             continue;
         };
         match req.get("method").and_then(Value::as_str).unwrap_or("") {
-            "initialize" if server.is_none() => {
+            // `initialize` (up to 2025-11-25) and `server/discover` (2026-07-28) name the server.
+            "initialize" | "server/discover" if server.is_none() => {
                 server = msg
                     .pointer("/result/serverInfo/name")
                     .and_then(Value::as_str)
@@ -106,6 +107,13 @@ pub fn read(f: &Input, opts: &Options, steps: &mut Vec<Step>, out: &mut Imported
                 }
             }
             "tools/call" => {
+                // 2026-07-28 results carry the server's name in their `_meta` as well.
+                if server.is_none() {
+                    server = msg
+                        .pointer("/result/_meta/io.modelcontextprotocol~1serverInfo/name")
+                        .and_then(Value::as_str)
+                        .map(str::to_string);
+                }
                 let call = call_step(&req, rseq, rts, &server, &stem);
                 steps.push(call.clone());
                 let (result, is_error) = match (msg.get("result"), msg.get("error")) {
@@ -122,7 +130,7 @@ pub fn read(f: &Input, opts: &Options, steps: &mut Vec<Step>, out: &mut Imported
                     (None, Some(e)) => (json!({"error": e}), true),
                     _ => (Value::Null, true),
                 };
-                let as_of = msg.pointer("/result/_meta/as_of").and_then(parse_time);
+                let as_of = super::spans::as_of_in(&result, msg.pointer("/result/_meta"));
                 steps.push(Step {
                     kind: "tool_result",
                     ts,

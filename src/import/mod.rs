@@ -1,12 +1,17 @@
-//! Trace importers: OpenTelemetry (OTLP JSON, GenAI and MCP semantic conventions),
-//! OpenInference spans (Phoenix), and MCP JSON-RPC logs, mapped into `steps` rows (and,
-//! from a logged tools/list, `tool_snapshots` rows). The mapping is documented in
-//! docs/importers.md. What a format lacks is left null and counted, never invented.
+//! Trace importers: OpenTelemetry (OTLP protobuf and JSON; GenAI, MCP, OpenInference and
+//! OpenLLMetry conventions), Arize Phoenix's span exports, and MCP JSON-RPC logs, mapped
+//! into `steps` rows (and, from a logged tools/list, `tool_snapshots` rows). Spans are
+//! decoded by format (`otlp`, `phoenix`) and made into steps in one place (`spans`). The
+//! mapping is documented in docs/importers.md. What a format lacks is left null and
+//! counted, never invented.
 
+pub mod collect;
 pub mod mcp_log;
 pub mod otlp;
+pub mod phoenix;
+pub mod spans;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use arrow::array::RecordBatch;
@@ -17,13 +22,15 @@ use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// OTLP JSON (one export per file, or JSON lines as the file exporter writes), GenAI
-    /// and MCP semantic conventions; OpenInference attributes are read too.
+    /// OpenTelemetry traces: OTLP protobuf (one ExportTraceServiceRequest, or the
+    /// Collector file exporter's length-prefixed stream) or OTLP JSON (one export, or JSON
+    /// lines), gzip or not; GenAI, MCP, OpenInference and OpenLLMetry attributes.
     Otlp,
-    /// OpenInference spans as Phoenix exports them: JSON lines of flat spans
-    /// (`context.trace_id`, `attributes` as a flat object). OTLP files with OpenInference
-    /// attributes are read by `otlp`.
-    Openinference,
+    /// Arize Phoenix span exports: `get_spans()` lines or arrays, the REST page
+    /// `{"data": [...], "next_cursor"}` (also of `spans/otlpv1`), the spans dataframe as
+    /// JSON records. OTLP exports in the file are read as `otlp` reads them.
+    #[value(alias = "openinference")]
+    Phoenix,
     /// A JSON-lines log of MCP JSON-RPC messages: {"direction", "timestamp", "message"}.
     McpLog,
 }
@@ -33,7 +40,7 @@ impl Format {
     pub fn name(self) -> &'static str {
         match self {
             Format::Otlp => "otlp",
-            Format::Openinference => "openinference",
+            Format::Phoenix => "phoenix",
             Format::McpLog => "mcp-log",
         }
     }
@@ -51,6 +58,11 @@ pub struct Options {
     pub run_id: String,
     /// Server name when the trace does not say.
     pub server: Option<String>,
+    /// Span attributes that name a trace's case, tried before `groundcheck.case_id`.
+    pub case_from: Vec<String>,
+    /// A case's `source_trace` -> its case_id: a trace (or conversation) id equal to a
+    /// case's source_trace is that case.
+    pub cases_by_trace: HashMap<String, String>,
 }
 
 /// One step before numbering.
@@ -84,16 +96,140 @@ pub struct Imported {
     pub records: usize,
     /// What the input lacked: "as_user on tool calls" -> how many steps.
     pub lacking: BTreeMap<String, usize>,
+    /// How spans were used (span formats).
+    pub counts: spans::Counts,
+    /// Spans (or messages) per input file, in the order given.
+    pub per_input: Vec<(String, usize)>,
+}
+
+impl Imported {
+    /// Traces (conversations) among the steps, and how many of them carry a case.
+    pub fn traces(&self) -> (usize, usize) {
+        let mut all = std::collections::BTreeSet::new();
+        let mut cased = std::collections::BTreeSet::new();
+        for s in &self.steps {
+            let t = s
+                .get("trace_id")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            all.insert(t);
+            if s.get("case_id").is_some_and(|c| !c.is_null()) {
+                cased.insert(t);
+            }
+        }
+        (all.len(), cased.len())
+    }
+
+    /// One line per input and one for the whole: what was read, merged and skipped.
+    pub fn summary(&self, format: Format) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .per_input
+            .iter()
+            .map(|(f, n)| {
+                let what = if format == Format::McpLog {
+                    "message"
+                } else {
+                    "span"
+                };
+                format!("{f}: {n} {what}(s)")
+            })
+            .collect();
+        let (traces, cased) = self.traces();
+        let c = &self.counts;
+        if format != Format::McpLog {
+            let skipped: usize = c.skipped.values().sum();
+            let mut line = format!(
+                "{} span(s): {} tool span(s) merged into {} call(s), {} model call(s), {} skipped",
+                c.spans, c.tool_spans, c.calls, c.model_spans, skipped
+            );
+            if skipped > 0 {
+                let mut top: Vec<(&String, &usize)> = c.skipped.iter().collect();
+                top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+                let names: Vec<String> = top
+                    .iter()
+                    .take(6)
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect();
+                line.push_str(&format!(" ({})", names.join(", ")));
+            }
+            lines.push(line);
+        }
+        lines.push(format!(
+            "{} step(s) in {traces} trace(s), {cased} of them tied to a case",
+            self.steps.len()
+        ));
+        lines
+    }
+
+    /// Nothing silent: an input that gave no steps is an error that says what it saw.
+    pub fn check_not_empty(&self, format: Format, inputs: &[Input]) -> Result<()> {
+        if !self.steps.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<&str> = inputs.iter().map(|i| i.display.as_str()).collect();
+        let seen = if self.records == 0 {
+            "no records at all".to_string()
+        } else if format == Format::McpLog {
+            format!(
+                "{} message(s) but no tools/call, answer or prompt",
+                self.records
+            )
+        } else {
+            let mut keys: Vec<(&String, &usize)> = self.counts.keys.iter().collect();
+            keys.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            let keys: Vec<&str> = keys.iter().take(12).map(|(k, _)| k.as_str()).collect();
+            let mut names: Vec<(&String, &usize)> = self.counts.skipped.iter().collect();
+            names.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            let names: Vec<&str> = names.iter().take(8).map(|(k, _)| k.as_str()).collect();
+            format!(
+                "{} span(s), none a tool or model call (span names: {}; attribute keys: {})",
+                self.records,
+                if names.is_empty() {
+                    "none".into()
+                } else {
+                    names.join(", ")
+                },
+                if keys.is_empty() {
+                    "none".into()
+                } else {
+                    keys.join(", ")
+                }
+            )
+        };
+        Err(Error::Input(format!(
+            "{}: no steps: {seen}. Expected tool spans (gen_ai.operation.name=execute_tool, \
+             mcp.method.name=tools/call, openinference.span.kind=TOOL or traceloop.span.kind=tool) \
+             or model spans (gen_ai.operation.name=chat, openinference.span.kind=LLM); see docs/importers.md",
+            names.join(", ")
+        )))
+    }
 }
 
 pub fn import(format: Format, files: &[Input], opts: &Options) -> Result<Imported> {
     let mut steps = Vec::new();
     let mut out = Imported::default();
+    let mut all_spans = Vec::new();
     for f in files {
+        let before = all_spans.len();
+        let records = out.records;
         match format {
-            Format::Otlp => otlp::read(f, false, &mut steps, &mut out)?,
-            Format::Openinference => otlp::read(f, true, &mut steps, &mut out)?,
+            Format::Otlp => otlp::read(f, &mut all_spans)?,
+            Format::Phoenix => phoenix::read(f, &mut all_spans)?,
             Format::McpLog => mcp_log::read(f, opts, &mut steps, &mut out)?,
+        }
+        let n = if format == Format::McpLog {
+            out.records - records
+        } else {
+            all_spans.len() - before
+        };
+        out.per_input.push((f.display.clone(), n));
+    }
+    if format != Format::McpLog {
+        out.records = all_spans.len();
+        steps = spans::steps(all_spans, opts, &mut out);
+    } else {
+        for s in steps.iter_mut().filter(|s| s.case_id.is_none()) {
+            s.case_id = opts.cases_by_trace.get(&s.trace_id).cloned();
         }
     }
     number(steps, opts, &mut out);
@@ -105,7 +241,7 @@ fn rfc3339(t: &DateTime<Utc>) -> String {
 }
 
 /// Orders each trace's steps by time (then input order), numbers them, and makes rows.
-fn number(mut steps: Vec<Step>, opts: &Options, out: &mut Imported) {
+pub(crate) fn number(mut steps: Vec<Step>, opts: &Options, out: &mut Imported) {
     steps.sort_by(|a, b| (&a.trace_id, a.ts, a.seq).cmp(&(&b.trace_id, b.ts, b.seq)));
     let run_id = if opts.run_id.is_empty() {
         "import"
@@ -262,4 +398,42 @@ pub(crate) fn documents(f: &Input) -> Result<Vec<(usize, Value)>> {
         out.push((i + 1, v));
     }
     Ok(out)
+}
+
+/// The cases at `path` (a file, folder, glob or s3:// URL, as `--table cases=` takes) as
+/// `source_trace` -> case_id, for tying imported traces to cases. Two cases naming one
+/// source trace are an error: the trace cannot answer both.
+pub async fn cases_by_trace(path: &str) -> Result<HashMap<String, String>> {
+    let session = crate::session::Session::open_table(&crate::model::CASES, path).await?;
+    case_map(&session.ctx, path).await
+}
+
+/// `source_trace` -> case_id of the `cases` table of a session (`what` names it in errors).
+pub async fn case_map(
+    ctx: &datafusion::prelude::SessionContext,
+    what: &str,
+) -> Result<HashMap<String, String>> {
+    let path = what;
+    let (_, batches) = crate::scoring::collect(
+        ctx,
+        "SELECT source_trace, case_id FROM cases WHERE source_trace IS NOT NULL ORDER BY case_id",
+    )
+    .await?;
+    let mut map: HashMap<String, String> = HashMap::new();
+    for row in crate::scoring::rows_as_json(&batches)? {
+        let (Some(t), Some(c)) = (
+            row.get("source_trace").and_then(Value::as_str),
+            row.get("case_id").and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        if let Some(other) = map.insert(t.to_string(), c.to_string())
+            && other != c
+        {
+            return Err(Error::Input(format!(
+                "{path}: cases {other} and {c} both name source_trace {t}: a trace answers one case"
+            )));
+        }
+    }
+    Ok(map)
 }

@@ -1,0 +1,282 @@
+//! `groundcheck collect`: an OTLP receiver agents export to directly.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use clap::Args as ClapArgs;
+use groundcheck::import::Options;
+use groundcheck::import::collect::{CollectOptions, Collector, decode_body};
+use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
+    TraceService, TraceServiceServer,
+};
+use opentelemetry_proto::tonic::collector::trace::v1::{
+    ExportTraceServiceRequest, ExportTraceServiceResponse,
+};
+use prost::Message;
+
+/// Receive OpenTelemetry traces from agents over OTLP/HTTP (`POST /v1/traces`, protobuf
+/// or JSON, gzip or not) and OTLP/gRPC, and write them as the `steps` table as traces
+/// complete: OUT/traces/collect-*.parquet, one file per batch of finished traces (a trace
+/// is finished when no span of it came for --idle seconds; SIGINT or SIGTERM writes
+/// everything held and stops). Every request is also kept as received in
+/// OUT/collect/spans-*.otlp.pb (`import otlp` reads it). Point an agent at it with
+/// `OTEL_EXPORTER_OTLP_ENDPOINT=http://ADDRESS`. Exit 0 when it stopped having received
+/// spans, 2 when it received none.
+#[derive(Debug, ClapArgs)]
+pub struct Args {
+    /// Address for OTLP/HTTP; port 0 picks a free one (printed on start).
+    #[arg(long, default_value = "127.0.0.1:4318")]
+    listen: SocketAddr,
+
+    /// Also serve OTLP/gRPC on this address (4317 by convention).
+    #[arg(long, value_name = "ADDRESS")]
+    grpc: Option<SocketAddr>,
+
+    /// Folder for outputs.
+    #[arg(long, default_value = "out")]
+    out: PathBuf,
+
+    /// run_id for every step.
+    #[arg(long, default_value = "collect")]
+    run_id: String,
+
+    /// Server name where a trace does not give one.
+    #[arg(long)]
+    server: Option<String>,
+
+    /// Cases to tie the traces to by source_trace (a cases.jsonl or .parquet, a folder, an
+    /// s3:// URL).
+    #[arg(long, value_name = "PATH")]
+    cases: Option<String>,
+
+    /// A span attribute that names the case (before groundcheck.case_id). Repeatable.
+    #[arg(long, value_name = "ATTR")]
+    case_from: Vec<String>,
+
+    /// Seconds without a new span of a trace after which the trace is written.
+    #[arg(long, default_value_t = 5.0, value_name = "SECS")]
+    idle: f64,
+
+    /// The archive of received requests rotates to a new file past this many MiB.
+    #[arg(long, default_value_t = 64, value_name = "MIB")]
+    rotate_mib: u64,
+
+    /// Largest request body accepted, in MiB.
+    #[arg(long, default_value_t = 64, value_name = "MIB")]
+    max_body_mib: usize,
+
+    /// Stop by itself after this many seconds (default: run until SIGINT or SIGTERM).
+    #[arg(long, value_name = "SECS")]
+    duration: Option<f64>,
+}
+
+async fn traces(State(c): State<Arc<Collector>>, headers: HeaderMap, body: Bytes) -> Response {
+    let ctype = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("application/x-protobuf")
+        .to_ascii_lowercase();
+    let gzip = headers
+        .get(header::CONTENT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("gzip"));
+    let json = ctype.starts_with("application/json");
+    let req = match decode_body(&ctype, gzip, &body) {
+        Ok(r) => r,
+        Err(why) => {
+            let kept = c.reject(&body, &why);
+            eprintln!(
+                "collect: refused a request ({why}){}",
+                kept.map(|p| format!("; its body is kept in {}", p.display()))
+                    .unwrap_or_default()
+            );
+            return (StatusCode::BAD_REQUEST, why).into_response();
+        }
+    };
+    if let Err(e) = c.accept(req) {
+        eprintln!("collect: {e}");
+        // The exporter retries on 503; the archive could not be written.
+        return (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response();
+    }
+    if json {
+        ([(header::CONTENT_TYPE, "application/json")], "{}").into_response()
+    } else {
+        (
+            [(header::CONTENT_TYPE, "application/x-protobuf")],
+            ExportTraceServiceResponse::default().encode_to_vec(),
+        )
+            .into_response()
+    }
+}
+
+struct Grpc(Arc<Collector>);
+
+#[tonic::async_trait]
+impl TraceService for Grpc {
+    async fn export(
+        &self,
+        request: tonic::Request<ExportTraceServiceRequest>,
+    ) -> Result<tonic::Response<ExportTraceServiceResponse>, tonic::Status> {
+        self.0
+            .accept(request.into_inner())
+            .map_err(|e| tonic::Status::unavailable(e.to_string()))?;
+        Ok(tonic::Response::new(ExportTraceServiceResponse::default()))
+    }
+}
+
+async fn stopped(duration: Option<f64>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
+    let mut int = signal(SignalKind::interrupt()).expect("SIGINT handler");
+    let timer = async {
+        match duration {
+            Some(s) => tokio::time::sleep(Duration::from_secs_f64(s.max(0.0))).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+        _ = timer => {}
+    }
+}
+
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut import = Options {
+        run_id: args.run_id.clone(),
+        server: args.server.clone(),
+        case_from: args.case_from.clone(),
+        ..Options::default()
+    };
+    if let Some(path) = &args.cases {
+        import.cases_by_trace = groundcheck::import::cases_by_trace(path)
+            .await
+            .with_context(|| format!("cannot read the cases at {path}"))?;
+    }
+    let collector = Collector::new(CollectOptions {
+        out: args.out.clone(),
+        import,
+        idle: Duration::from_secs_f64(args.idle.max(0.0)),
+        rotate_bytes: args.rotate_mib.max(1) * 1024 * 1024,
+    });
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
+    let addr = listener.local_addr()?;
+    let app = axum::Router::new()
+        .route("/v1/traces", axum::routing::post(traces))
+        .layer(DefaultBodyLimit::max(
+            args.max_body_mib.max(1) * 1024 * 1024,
+        ))
+        .with_state(collector.clone());
+    let (stop_tx, _) = tokio::sync::broadcast::channel::<()>(1);
+    let mut rx = stop_tx.subscribe();
+    let http = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = rx.recv().await;
+            })
+            .await
+    });
+    let grpc = match args.grpc {
+        None => None,
+        Some(a) => {
+            let l = tokio::net::TcpListener::bind(a)
+                .await
+                .with_context(|| format!("cannot listen on {a} (gRPC)"))?;
+            let ga = l.local_addr()?;
+            println!("collect: OTLP/gRPC on {ga}");
+            let mut rx = stop_tx.subscribe();
+            let svc = TraceServiceServer::new(Grpc(collector.clone()))
+                .accept_compressed(tonic::codec::CompressionEncoding::Gzip);
+            Some(tokio::spawn(async move {
+                tonic::transport::Server::builder()
+                    .add_service(svc)
+                    .serve_with_incoming_shutdown(
+                        tokio_stream::wrappers::TcpListenerStream::new(l),
+                        async move {
+                            let _ = rx.recv().await;
+                        },
+                    )
+                    .await
+            }))
+        }
+    };
+    println!(
+        "collect: OTLP/HTTP on http://{addr}/v1/traces; point agents at it with \
+         OTEL_EXPORTER_OTLP_ENDPOINT=http://{addr}"
+    );
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    // Write finished traces as they finish.
+    let flusher = {
+        let c = collector.clone();
+        let every = Duration::from_secs_f64((args.idle / 2.0).clamp(0.05, 1.0));
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                let c = c.clone();
+                match tokio::task::spawn_blocking(move || c.flush(false)).await {
+                    Ok(Ok(Some(p))) => eprintln!("collect: wrote {}", p.display()),
+                    Ok(Ok(None)) => {}
+                    Ok(Err(e)) => eprintln!("collect: {e}"),
+                    Err(e) => eprintln!("collect: {e}"),
+                }
+            }
+        })
+    };
+    stopped(args.duration).await;
+    let _ = stop_tx.send(());
+    let _ = http.await;
+    if let Some(g) = grpc {
+        let _ = g.await;
+    }
+    flusher.abort();
+    let c = collector.clone();
+    if let Some(p) = tokio::task::spawn_blocking(move || c.flush(true)).await?? {
+        eprintln!("collect: wrote {}", p.display());
+    }
+    let st = collector.stats();
+    println!(
+        "collect: {} request(s), {} span(s), {} trace(s) ({} tied to a case), {} step(s) in {} file(s) under {}; \
+         requests kept in {}",
+        st.requests,
+        st.spans,
+        st.traces,
+        st.traces_with_case,
+        st.steps,
+        st.files.len(),
+        args.out.join("traces").display(),
+        groundcheck::import::collect::archive_dir(&args.out).display()
+    );
+    if st.late_spans > 0 {
+        println!(
+            "collect: {} span(s) came after their trace was written (raise --idle); they are in the archive",
+            st.late_spans
+        );
+    }
+    if st.bad_requests > 0 {
+        println!(
+            "collect: {} request(s) refused; their bodies are in {}",
+            st.bad_requests,
+            groundcheck::import::collect::archive_dir(&args.out)
+                .join("rejects")
+                .display()
+        );
+    }
+    if st.spans == 0 {
+        anyhow::bail!(
+            "received no spans on http://{addr}/v1/traces: is the agent's \
+             OTEL_EXPORTER_OTLP_ENDPOINT http://{addr}, and does it flush before exiting?"
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,278 @@
+//! `groundcheck collect`: an OTLP receiver that agents export to directly (OTLP/HTTP
+//! `POST /v1/traces`, protobuf or JSON, gzip or not; OTLP/gRPC). Every accepted request
+//! is kept as it came (the Collector's length-prefixed protobuf file, rotated), so nothing
+//! is lost; a trace whose spans stopped arriving for `idle` is made into steps and written
+//! as a Parquet file of its own batch. Files appear under their final names only when
+//! whole (temporary name, then rename). A shutdown writes out everything still held.
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use prost::Message;
+
+use super::spans::Span;
+use super::{Imported, Input, Options};
+use crate::error::{Error, Result};
+use crate::output::{ParquetFile, temp_name};
+
+#[derive(Debug, Clone)]
+pub struct CollectOptions {
+    pub out: PathBuf,
+    pub import: Options,
+    /// A trace is written once no span of it arrived for this long.
+    pub idle: Duration,
+    /// The raw archive file rotates past this many bytes.
+    pub rotate_bytes: u64,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Stats {
+    pub requests: u64,
+    pub bad_requests: u64,
+    pub spans: u64,
+    /// Spans of a trace already written (kept in the archive; `import otlp` of the archive
+    /// has them in place).
+    pub late_spans: u64,
+    pub traces: u64,
+    pub traces_with_case: u64,
+    pub steps: u64,
+    pub files: Vec<PathBuf>,
+}
+
+struct Archive {
+    dir: PathBuf,
+    n: usize,
+    file: Option<(std::fs::File, PathBuf, u64)>,
+}
+
+impl Archive {
+    fn path(&self) -> PathBuf {
+        self.dir.join(format!("spans-{:04}.otlp.pb", self.n))
+    }
+
+    fn append(&mut self, bytes: &[u8], rotate: u64) -> Result<()> {
+        if self.file.is_none() {
+            std::fs::create_dir_all(&self.dir).map_err(|e| Error::io(self.dir.display(), e))?;
+            self.n += 1;
+            let path = self.path();
+            let tmp = temp_name(&path);
+            let f = std::fs::File::create(&tmp).map_err(|e| Error::io(tmp.display(), e))?;
+            self.file = Some((f, path, 0));
+        }
+        let (f, path, size) = self.file.as_mut().expect("opened above");
+        f.write_all(&(bytes.len() as u32).to_be_bytes())
+            .and_then(|_| f.write_all(bytes))
+            .and_then(|_| f.flush())
+            .map_err(|e| Error::io(path.display(), e))?;
+        *size += 4 + bytes.len() as u64;
+        if *size >= rotate {
+            self.close()?;
+        }
+        Ok(())
+    }
+
+    /// Puts the current file under its final name.
+    fn close(&mut self) -> Result<()> {
+        if let Some((f, path, _)) = self.file.take() {
+            f.sync_all().map_err(|e| Error::io(path.display(), e))?;
+            drop(f);
+            std::fs::rename(temp_name(&path), &path).map_err(|e| Error::io(path.display(), e))?;
+        }
+        Ok(())
+    }
+}
+
+struct State {
+    /// Spans held per OTLP trace, with when the last one came.
+    pending: BTreeMap<String, (Instant, Vec<Span>)>,
+    written: HashSet<String>,
+    archive: Archive,
+    batch: usize,
+    stats: Stats,
+}
+
+pub struct Collector {
+    opts: CollectOptions,
+    state: Mutex<State>,
+    /// Serializes writing steps files (taken outside the state lock).
+    writing: Mutex<()>,
+    stamp: String,
+}
+
+impl Collector {
+    pub fn new(opts: CollectOptions) -> Arc<Self> {
+        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S").to_string();
+        let dir = opts.out.join("collect");
+        Arc::new(Self {
+            state: Mutex::new(State {
+                pending: BTreeMap::new(),
+                written: HashSet::new(),
+                archive: Archive {
+                    dir,
+                    n: 0,
+                    file: None,
+                },
+                batch: 0,
+                stats: Stats::default(),
+            }),
+            writing: Mutex::new(()),
+            stamp,
+            opts,
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        // A panic while holding the lock leaves whole values behind: keep going.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Takes one export request: archived as protobuf, its spans held per trace.
+    pub fn accept(&self, req: ExportTraceServiceRequest) -> Result<usize> {
+        let bytes = req.encode_to_vec();
+        let mut spans = Vec::new();
+        super::otlp::spans_of(req, &mut spans);
+        let mut st = self.lock();
+        st.archive.append(&bytes, self.opts.rotate_bytes)?;
+        st.stats.requests += 1;
+        st.stats.spans += spans.len() as u64;
+        let now = Instant::now();
+        let n = spans.len();
+        for s in spans {
+            if st.written.contains(&s.trace_id) {
+                st.stats.late_spans += 1;
+                continue;
+            }
+            let e = st
+                .pending
+                .entry(s.trace_id.clone())
+                .or_insert_with(|| (now, Vec::new()));
+            e.0 = now;
+            e.1.push(s);
+        }
+        Ok(n)
+    }
+
+    /// A body that is not an OTLP export: counted, and kept under collect/rejects/ so that
+    /// nothing sent is lost.
+    pub fn reject(&self, body: &[u8], why: &str) -> Result<PathBuf> {
+        let mut st = self.lock();
+        st.stats.bad_requests += 1;
+        let path = self
+            .opts
+            .out
+            .join("collect")
+            .join("rejects")
+            .join(format!("{}-{:04}.body", self.stamp, st.stats.bad_requests));
+        crate::output::write_atomic(&path, body).map_err(|e| Error::io(path.display(), e))?;
+        let note = path.with_extension("why.txt");
+        crate::output::write_atomic(&note, why.as_bytes())
+            .map_err(|e| Error::io(note.display(), e))?;
+        Ok(path)
+    }
+
+    /// Writes the traces idle for `opts.idle` (all of them with `all`) as one steps file.
+    pub fn flush(&self, all: bool) -> Result<Option<PathBuf>> {
+        let _w = self.writing.lock().unwrap_or_else(|p| p.into_inner());
+        let (spans, batch) = {
+            let mut st = self.lock();
+            let now = Instant::now();
+            let ready: Vec<String> = st
+                .pending
+                .iter()
+                .filter(|(_, (t, _))| all || now.duration_since(*t) >= self.opts.idle)
+                .map(|(k, _)| k.clone())
+                .collect();
+            if ready.is_empty() {
+                if all {
+                    st.archive.close()?;
+                }
+                return Ok(None);
+            }
+            let mut spans = Vec::new();
+            for k in ready {
+                if let Some((_, s)) = st.pending.remove(&k) {
+                    spans.extend(s);
+                }
+                st.written.insert(k);
+            }
+            if all {
+                st.archive.close()?;
+            }
+            st.batch += 1;
+            (spans, st.batch)
+        };
+        let mut imported = Imported {
+            records: spans.len(),
+            ..Imported::default()
+        };
+        let steps = super::spans::steps(spans, &self.opts.import, &mut imported);
+        super::number(steps, &self.opts.import, &mut imported);
+        let (traces, cased) = imported.traces();
+        let path = self
+            .opts
+            .out
+            .join("traces")
+            .join(format!("collect-{}-{batch:04}.parquet", self.stamp));
+        if !imported.steps.is_empty() {
+            let b = super::steps_batch(&imported.steps)?;
+            let mut f = ParquetFile::create(&path, b.schema())?;
+            f.write(&b)?;
+            f.finish()?;
+        }
+        let mut st = self.lock();
+        st.stats.traces += traces as u64;
+        st.stats.traces_with_case += cased as u64;
+        st.stats.steps += imported.steps.len() as u64;
+        if imported.steps.is_empty() {
+            return Ok(None);
+        }
+        st.stats.files.push(path.clone());
+        Ok(Some(path))
+    }
+
+    pub fn stats(&self) -> Stats {
+        self.lock().stats.clone()
+    }
+}
+
+/// Decodes one OTLP/HTTP body by its content type (and encoding): protobuf, or JSON.
+pub fn decode_body(
+    content_type: &str,
+    gzip: bool,
+    body: &[u8],
+) -> std::result::Result<ExportTraceServiceRequest, String> {
+    let input = Input {
+        display: "request body".into(),
+        bytes: body.to_vec(),
+    };
+    let bytes = if gzip || body.starts_with(&[0x1f, 0x8b]) {
+        super::otlp::gunzip(&Input {
+            bytes: if body.starts_with(&[0x1f, 0x8b]) {
+                body.to_vec()
+            } else {
+                return Err("Content-Encoding: gzip, but the body is not gzip".into());
+            },
+            ..input
+        })
+        .map_err(|e| e.to_string())?
+    } else {
+        input.bytes
+    };
+    if content_type.starts_with("application/json") {
+        let mut doc: serde_json::Value =
+            serde_json::from_slice(&bytes).map_err(|e| format!("not JSON: {e}"))?;
+        super::otlp::request_from_json(&mut doc).map_err(|e| format!("not OTLP JSON: {e}"))
+    } else {
+        ExportTraceServiceRequest::decode(&bytes[..])
+            .map_err(|e| format!("not an OTLP protobuf ExportTraceServiceRequest: {e}"))
+    }
+}
+
+/// Where the raw archive goes, for messages.
+pub fn archive_dir(out: &Path) -> PathBuf {
+    out.join("collect")
+}

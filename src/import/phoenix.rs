@@ -1,0 +1,198 @@
+//! Arize Phoenix's span exports, in each shape its client and REST API give (the shapes
+//! are those of `arize-phoenix-client`'s generated types):
+//! - `client.spans.get_spans()` / `GET /v1/projects/{id}/spans`: spans with `context`
+//!   {trace_id, span_id}, `parent_id`, a top-level `span_kind`, `start_time`/`end_time`
+//!   (ISO 8601), `status_code`, `attributes` (flat dotted keys or nested objects); as JSON
+//!   lines, a JSON array, or the REST page `{"data": [...], "next_cursor"}`;
+//! - `GET /v1/projects/{id}/spans/otlpv1`: the page of OTLP spans with snake_case keys
+//!   (`trace_id`, `start_time_unix_nano`, `string_value`, …);
+//! - the spans dataframe (`get_spans_dataframe`) saved as JSON records or lines: flat
+//!   columns `context.trace_id`, `attributes.llm.model_name`, times as ISO text or as
+//!   pandas' epoch milliseconds.
+//!
+//! A file may also hold OTLP exports (`resourceSpans`): those are read as `otlp` does.
+
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value};
+
+use super::spans::{Span, SpanKind};
+use super::{Input, bad, documents, parse_time};
+use crate::error::Result;
+
+pub fn read(f: &Input, out: &mut Vec<Span>) -> Result<()> {
+    let bytes = super::otlp::gunzip(f)?;
+    let f = Input {
+        display: f.display.clone(),
+        bytes,
+    };
+    for (line, doc) in documents(&f)? {
+        let items = match doc {
+            Value::Array(a) => a,
+            Value::Object(ref o) if o.get("data").is_some_and(Value::is_array) => {
+                o["data"].as_array().cloned().unwrap_or_default()
+            }
+            Value::Object(ref o) if o.contains_key("resourceSpans") => {
+                let one = Input {
+                    display: format!("{}:{line}", f.display),
+                    bytes: serde_json::to_vec(&doc).unwrap_or_default(),
+                };
+                super::otlp::read(&one, out)?;
+                continue;
+            }
+            other => vec![other],
+        };
+        for item in items {
+            out.push(span(&f.display, line, item)?);
+        }
+    }
+    Ok(())
+}
+
+fn span(file: &str, line: usize, item: Value) -> Result<Span> {
+    let Value::Object(o) = item else {
+        return Err(bad(file, line, 1, "not a span (a JSON object)"));
+    };
+    if o.contains_key("span_id") && o.contains_key("trace_id") {
+        return otlp_snake(file, line, o);
+    }
+    let has_flat = o.contains_key("context.trace_id");
+    if !o.contains_key("context") && !has_flat {
+        return Err(bad(
+            file,
+            line,
+            1,
+            "not a Phoenix span: no \"context\" (get_spans), \"context.trace_id\" (the spans \
+             dataframe) or \"trace_id\" (spans/otlpv1)",
+        ));
+    }
+    let get = |k: &str| -> Option<&Value> {
+        o.get(k).filter(|v| !v.is_null()).or_else(|| {
+            let (a, b) = k.split_once('.')?;
+            o.get(a)?.get(b).filter(|v| !v.is_null())
+        })
+    };
+    let s = |k: &str| get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let mut attrs = Map::new();
+    if let Some(a) = o.get("attributes") {
+        flatten("", a, &mut attrs);
+    }
+    for (k, v) in &o {
+        if let Some(key) = k.strip_prefix("attributes.")
+            && !v.is_null()
+        {
+            attrs.insert(key.to_string(), v.clone());
+        }
+    }
+    let kind = s("span_kind");
+    if !kind.is_empty() {
+        attrs
+            .entry("openinference.span.kind".to_string())
+            .or_insert(Value::String(kind.to_ascii_uppercase()));
+    }
+    let status = s("status_code");
+    let error = status.eq_ignore_ascii_case("ERROR");
+    Ok(Span {
+        trace_id: s("context.trace_id"),
+        span_id: s("context.span_id"),
+        parent_id: s("parent_id"),
+        name: s("name"),
+        kind: SpanKind::Unspecified,
+        start: get("start_time").and_then(time),
+        end: get("end_time").and_then(time),
+        error,
+        error_message: Some(s("status_message")).filter(|m| error && !m.is_empty()),
+        attrs,
+    })
+}
+
+/// ISO text, or a number: pandas writes epoch milliseconds; nanoseconds, microseconds and
+/// seconds are told apart by size.
+fn time(v: &Value) -> Option<DateTime<Utc>> {
+    let Some(n) = v.as_f64() else {
+        return parse_time(v);
+    };
+    let nanos = match n.abs() {
+        x if x >= 1e17 => n,
+        x if x >= 1e14 => n * 1e3,
+        x if x >= 1e11 => n * 1e6,
+        _ => n * 1e9,
+    };
+    Some(DateTime::from_timestamp_nanos(nanos as i64))
+}
+
+/// Nested attribute objects (and lists of objects, as OpenInference's messages) flattened
+/// to dotted keys: `{"llm": {"input_messages": [{"message": …}]}}` →
+/// `llm.input_messages.0.message.…`.
+fn flatten(prefix: &str, v: &Value, out: &mut Map<String, Value>) {
+    let key = |k: &str| {
+        if prefix.is_empty() {
+            k.to_string()
+        } else {
+            format!("{prefix}.{k}")
+        }
+    };
+    match v {
+        Value::Object(o) => {
+            for (k, x) in o {
+                flatten(&key(k), x, out);
+            }
+        }
+        Value::Array(a)
+            if !prefix.is_empty() && a.iter().all(Value::is_object) && !a.is_empty() =>
+        {
+            for (i, x) in a.iter().enumerate() {
+                flatten(&key(&i.to_string()), x, out);
+            }
+        }
+        other if !prefix.is_empty() => {
+            out.insert(prefix.to_string(), other.clone());
+        }
+        _ => {}
+    }
+}
+
+/// A span of Phoenix's `spans/otlpv1` page: OTLP with snake_case keys, made into OTLP
+/// JSON and read by the OTLP model.
+fn otlp_snake(file: &str, line: usize, o: Map<String, Value>) -> Result<Span> {
+    let mut v = Value::Object(o);
+    camel(&mut v);
+    let doc = serde_json::json!({"resourceSpans": [{"scopeSpans": [{"spans": [v]}]}]});
+    let one = Input {
+        display: format!("{file}:{line}"),
+        bytes: serde_json::to_vec(&doc).unwrap_or_default(),
+    };
+    let mut spans = Vec::new();
+    super::otlp::read(&one, &mut spans)?;
+    spans
+        .pop()
+        .ok_or_else(|| bad(file, line, 1, "an OTLP span that holds no span"))
+}
+
+fn camel(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            let old = std::mem::take(o);
+            for (k, mut x) in old {
+                // Attribute keys are data, not field names: leave them.
+                if k != "key" {
+                    camel(&mut x);
+                }
+                let mut name = String::new();
+                let mut up = false;
+                for c in k.chars() {
+                    if c == '_' && k != "key" {
+                        up = true;
+                    } else if up {
+                        name.push(c.to_ascii_uppercase());
+                        up = false;
+                    } else {
+                        name.push(c);
+                    }
+                }
+                o.insert(name, x);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(camel),
+        _ => {}
+    }
+}

@@ -1,0 +1,961 @@
+//! Spans (from any encoding) made into steps: one `tool_call` + `tool_result` per logical
+//! call however many spans describe it, one trace per conversation, each conversation tied
+//! to its case. The rules are the table in docs/importers.md; what a span tree lacks is
+//! left null and counted, never invented.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value};
+
+use super::{Imported, Options, Step, json_or_text, parse_time};
+
+/// OTLP's span kinds (the protobuf enum's numbers).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SpanKind {
+    #[default]
+    Unspecified,
+    Internal,
+    Server,
+    Client,
+    Producer,
+    Consumer,
+}
+
+impl SpanKind {
+    pub fn from_i32(k: i32) -> Self {
+        match k {
+            1 => SpanKind::Internal,
+            2 => SpanKind::Server,
+            3 => SpanKind::Client,
+            4 => SpanKind::Producer,
+            5 => SpanKind::Consumer,
+            _ => SpanKind::Unspecified,
+        }
+    }
+
+    /// OTLP JSON's and Phoenix's names (`SPAN_KIND_CLIENT`, `CLIENT`, `client`).
+    pub fn from_name(s: &str) -> Self {
+        let s = s.trim().to_ascii_uppercase();
+        match s.strip_prefix("SPAN_KIND_").unwrap_or(&s) {
+            "INTERNAL" => SpanKind::Internal,
+            "SERVER" => SpanKind::Server,
+            "CLIENT" => SpanKind::Client,
+            "PRODUCER" => SpanKind::Producer,
+            "CONSUMER" => SpanKind::Consumer,
+            _ => SpanKind::Unspecified,
+        }
+    }
+}
+
+/// A span, whatever encoding it came in. Resource attributes are in `attrs` under
+/// `resource.` (a server span's `resource.service.name` names the MCP server's process).
+#[derive(Debug, Clone, Default)]
+pub struct Span {
+    pub trace_id: String,
+    pub span_id: String,
+    /// Empty for a root span.
+    pub parent_id: String,
+    pub name: String,
+    pub kind: SpanKind,
+    pub start: Option<DateTime<Utc>>,
+    pub end: Option<DateTime<Utc>>,
+    pub error: bool,
+    /// The status message, else an `exception` event's message.
+    pub error_message: Option<String>,
+    pub attrs: Map<String, Value>,
+}
+
+impl Span {
+    fn get(&self, k: &str) -> Option<&Value> {
+        self.attrs.get(k).filter(|v| !v.is_null())
+    }
+
+    fn text(&self, k: &str) -> Option<String> {
+        text(self.get(k))
+    }
+
+    fn first_text(&self, ks: &[&str]) -> Option<String> {
+        ks.iter().find_map(|k| self.text(k))
+    }
+}
+
+pub(super) fn text(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::String(s) if !s.is_empty() => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn int(v: Option<&Value>) -> Option<i64> {
+    match v? {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => s.parse().ok(),
+        _ => None,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Tool,
+    Model,
+    Other,
+}
+
+fn role(s: &Span) -> Role {
+    let op = s.text("gen_ai.operation.name").unwrap_or_default();
+    let oi = s
+        .text("openinference.span.kind")
+        .unwrap_or_default()
+        .to_ascii_uppercase();
+    let mcp = s.text("mcp.method.name").unwrap_or_default();
+    let traceloop = s.text("traceloop.span.kind").unwrap_or_default();
+    if op == "execute_tool" || oi == "TOOL" || mcp == "tools/call" || traceloop == "tool" {
+        Role::Tool
+    } else if matches!(
+        op.as_str(),
+        "chat" | "text_completion" | "generate_content" | "completion"
+    ) || oi == "LLM"
+        || s.text("llm.request.type").is_some()
+    {
+        Role::Model
+    } else {
+        Role::Other
+    }
+}
+
+/// Attribute keys, in order, for each field of a call (first present wins; within a
+/// call, spans are read from the agent's outward: the agent span, then the MCP client
+/// span, then the server span).
+const TOOL_NAME: &[&str] = &[
+    "gen_ai.tool.name",
+    "tool.name",
+    "mcp.tool.name",
+    "traceloop.entity.name",
+];
+const CALL_ID: &[&str] = &["gen_ai.tool.call.id", "tool_call.id", "tool.call.id"];
+const ARGUMENTS: &[&str] = &[
+    "gen_ai.tool.call.arguments",
+    "input.value",
+    "mcp.request.argument",
+    "traceloop.entity.input",
+];
+const RESULT: &[&str] = &[
+    "gen_ai.tool.call.result",
+    "output.value",
+    "traceloop.entity.output",
+];
+/// Where the MCP server's name is. Not the agent's `service.name`: on a SERVER span the
+/// resource is the server's process, so there it is read.
+const SERVER: &[&str] = &[
+    "groundcheck.server",
+    "resource.groundcheck.server",
+    "mcp.server.name",
+    "fastmcp.server.name",
+    "server.address",
+];
+const USER: &[&str] = &["enduser.id", "user.id", "resource.enduser.id"];
+const CONVERSATION: &[&str] = &["gen_ai.conversation.id", "session.id"];
+/// The documented span or baggage attribute that ties a trace to a case.
+pub const CASE_ATTRS: &[&str] = &["groundcheck.case_id", "resource.groundcheck.case_id"];
+
+/// Span-name prefixes of tool spans, for a span that names its tool only there.
+const NAME_PREFIXES: &[&str] = &[
+    "execute_tool ",
+    "MCP send tools/call ",
+    "tools/call ",
+    "running tool: ",
+];
+
+fn tool_from_name(name: &str) -> Option<String> {
+    for p in NAME_PREFIXES {
+        if let Some(t) = name.strip_prefix(p) {
+            return Some(t.trim().to_string()).filter(|t| !t.is_empty());
+        }
+    }
+    // OpenLLMetry names tool spans `NAME.tool`.
+    name.strip_suffix(".tool").map(str::to_string)
+}
+
+/// A JSON Schema, not a call's arguments (OpenInference's `tool.parameters` is the schema).
+fn looks_like_schema(v: &Value) -> bool {
+    v.get("properties").is_some_and(Value::is_object)
+        && (v.get("type").and_then(Value::as_str) == Some("object") || v.get("$schema").is_some())
+}
+
+/// OpenLLMetry's `traceloop.entity.input` wraps the call: `{"arguments": {...}, ...}`
+/// or the whole JSON-RPC params `{"name", "arguments"}`.
+fn unwrap_arguments(v: Value) -> Value {
+    let inner = v
+        .get("arguments")
+        .or_else(|| v.get("params").and_then(|p| p.get("arguments")))
+        .or_else(|| v.get("kwargs"))
+        .cloned();
+    match inner {
+        Some(a)
+            if v.get("name").is_some()
+                || v.get("params").is_some()
+                || v.get("tool_name").is_some() =>
+        {
+            json_or_text(&a)
+        }
+        _ => v,
+    }
+}
+
+/// An MCP CallToolResult (`{"content": [...], "structuredContent", "isError", "_meta"}`)
+/// made into what the tool returned: the structured content, else the text content (as
+/// JSON when it parses). `_meta` is kept beside it for `as_of`. Other values pass through.
+pub fn tool_result(v: Value) -> (Value, Option<bool>, Option<Value>) {
+    let v = match v {
+        // OpenLLMetry wraps the result once more: {"result": CallToolResult}.
+        Value::Object(ref o) if o.len() == 1 && o.get("result").is_some_and(Value::is_object) => {
+            o["result"].clone()
+        }
+        other => other,
+    };
+    let Some(o) = v.as_object() else {
+        return (v, None, None);
+    };
+    let is_call_result = o.get("content").is_some_and(Value::is_array)
+        && o.keys().all(|k| {
+            matches!(
+                k.as_str(),
+                "content" | "structuredContent" | "isError" | "_meta" | "resultType" | "meta"
+            )
+        });
+    if !is_call_result {
+        return (v, None, None);
+    }
+    let is_error = o.get("isError").and_then(Value::as_bool);
+    let meta = o.get("_meta").or_else(|| o.get("meta")).cloned();
+    if let Some(sc) = o.get("structuredContent").filter(|s| !s.is_null()) {
+        return (sc.clone(), is_error, meta);
+    }
+    let texts: Vec<&str> = o["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|c| c.get("text").and_then(Value::as_str))
+        .collect();
+    let value = match texts.as_slice() {
+        [one] => json_or_text(&Value::String(one.to_string())),
+        [] => v.clone(),
+        many => Value::String(many.join("\n")),
+    };
+    (value, is_error, meta)
+}
+
+/// `as_of` wherever real servers put it: the result's `_meta`, the result body, its
+/// structured content.
+pub fn as_of_in(result: &Value, meta: Option<&Value>) -> Option<DateTime<Utc>> {
+    let at = |v: Option<&Value>, k: &str| v.and_then(|v| v.get(k)).and_then(parse_time);
+    at(meta, "as_of")
+        .or_else(|| at(result.get("_meta"), "as_of"))
+        .or_else(|| at(Some(result), "as_of"))
+        .or_else(|| at(result.get("structuredContent"), "as_of"))
+        .or_else(|| at(result.get("metadata"), "as_of"))
+}
+
+/// Union-find over span indexes.
+struct Groups(Vec<usize>);
+
+impl Groups {
+    fn find(&mut self, i: usize) -> usize {
+        let mut r = i;
+        while self.0[r] != r {
+            r = self.0[r];
+        }
+        let mut i = i;
+        while self.0[i] != r {
+            let next = self.0[i];
+            self.0[i] = r;
+            i = next;
+        }
+        r
+    }
+    fn union(&mut self, a: usize, b: usize) {
+        let (a, b) = (self.find(a), self.find(b));
+        if a != b {
+            // The smaller index (earlier start) stays the root.
+            let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+            self.0[hi] = lo;
+        }
+    }
+}
+
+/// How one input's spans were used, for the per-input summary.
+#[derive(Debug, Default, Clone)]
+pub struct Counts {
+    pub spans: usize,
+    pub tool_spans: usize,
+    pub calls: usize,
+    pub model_spans: usize,
+    pub conversations: usize,
+    pub with_case: usize,
+    /// Span names (their first word) skipped, with counts.
+    pub skipped: BTreeMap<String, usize>,
+    /// Attribute keys seen, for the message when nothing could be used.
+    pub keys: BTreeMap<String, usize>,
+}
+
+/// Makes steps of spans (all inputs' spans together: an agent and its server may export
+/// to different files).
+pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<Step> {
+    spans.sort_by(|a, b| {
+        (a.start, &a.trace_id, &a.span_id).cmp(&(b.start, &b.trace_id, &b.span_id))
+    });
+    let n = spans.len();
+    let c = &mut out.counts;
+    c.spans += n;
+    for s in &spans {
+        for k in s.attrs.keys().filter(|k| !k.starts_with("resource.")) {
+            *c.keys.entry(k.clone()).or_default() += 1;
+        }
+    }
+    let index: HashMap<(&str, &str), usize> = spans
+        .iter()
+        .enumerate()
+        .map(|(i, s)| ((s.trace_id.as_str(), s.span_id.as_str()), i))
+        .collect();
+    let parent = |i: usize| -> Option<usize> {
+        let s = &spans[i];
+        (!s.parent_id.is_empty())
+            .then(|| {
+                index
+                    .get(&(s.trace_id.as_str(), s.parent_id.as_str()))
+                    .copied()
+            })
+            .flatten()
+    };
+    let roles: Vec<Role> = spans.iter().map(role).collect();
+    let names: Vec<Option<String>> = spans
+        .iter()
+        .zip(&roles)
+        .map(|(s, r)| (*r == Role::Tool).then(|| tool_name(s)).flatten())
+        .collect();
+    // Nested spans of one role describe one thing (the agent's execute_tool span, the MCP
+    // client span inside it, the server span inside that): each joins its nearest
+    // ancestor of the same role, unless both name different tools (a tool that calls
+    // another tool makes two calls). `depth` orders a call's spans from the agent outward.
+    let mut groups = Groups((0..n).collect());
+    let mut depth = vec![0usize; n];
+    for i in 0..n {
+        let mut joined = roles[i] == Role::Other;
+        let mut p = parent(i);
+        while let Some(j) = p {
+            depth[i] += 1;
+            if depth[i] > n {
+                break; // a parent cycle in bad input
+            }
+            if !joined && roles[j] == roles[i] {
+                joined = true;
+                let same_tool = match (&names[i], &names[j]) {
+                    (Some(a), Some(b)) => a == b,
+                    _ => true,
+                };
+                if same_tool {
+                    groups.union(i, j);
+                }
+            }
+            p = parent(j);
+        }
+    }
+    // Tool spans that name the same model-assigned call id in one trace are one call.
+    let mut by_call_id: HashMap<(&str, String), usize> = HashMap::new();
+    for i in (0..n).filter(|&i| roles[i] == Role::Tool) {
+        if let Some(id) = spans[i].first_text(CALL_ID) {
+            match by_call_id.get(&(spans[i].trace_id.as_str(), id.clone())) {
+                Some(&j) => groups.union(i, j),
+                None => {
+                    by_call_id.insert((spans[i].trace_id.as_str(), id), i);
+                }
+            }
+        }
+    }
+    // A server span whose context did not propagate: the client span with its JSON-RPC
+    // id and tool whose time holds it.
+    for i in (0..n).filter(|&i| roles[i] == Role::Tool && spans[i].kind == SpanKind::Server) {
+        if groups.find(i) != i || (i + 1..n).any(|j| groups.find(j) == i) {
+            continue;
+        }
+        let (s, id) = (&spans[i], spans[i].text("jsonrpc.request.id"));
+        let tool = &names[i];
+        let skew = chrono::Duration::seconds(1);
+        let holder = (0..n).find(|&j| {
+            j != i
+                && roles[j] == Role::Tool
+                && spans[j].kind == SpanKind::Client
+                && spans[j].text("jsonrpc.request.id") == id
+                && id.is_some()
+                && &names[j] == tool
+                && match (spans[j].start, spans[j].end, s.start, s.end) {
+                    (Some(a), Some(b), Some(x), Some(y)) => a - skew <= x && y <= b + skew,
+                    _ => false,
+                }
+        });
+        if let Some(j) = holder {
+            groups.union(i, j);
+        }
+    }
+
+    // Conversations: the OTLP traces that share a conversation id; else one trace each.
+    let mut trace_conv: BTreeMap<&str, String> = BTreeMap::new();
+    for s in &spans {
+        if let Some(conv) = s.first_text(CONVERSATION) {
+            trace_conv.entry(s.trace_id.as_str()).or_insert(conv);
+        }
+    }
+    // A server trace merged into a client's call belongs to the client's conversation.
+    let mut trace_alias: BTreeMap<&str, &str> = BTreeMap::new();
+    for i in 0..n {
+        let r = groups.find(i);
+        if spans[r].trace_id != spans[i].trace_id {
+            trace_alias
+                .entry(spans[i].trace_id.as_str())
+                .or_insert(spans[r].trace_id.as_str());
+        }
+    }
+    let conv_of = |trace: &str| -> String {
+        let t = trace_alias.get(trace).copied().unwrap_or(trace);
+        trace_conv
+            .get(t)
+            .cloned()
+            .unwrap_or_else(|| format!("trace:{t}"))
+    };
+    struct Conv<'a> {
+        /// The earliest OTLP trace id: the steps' trace_id.
+        trace_id: &'a str,
+        traces: Vec<&'a str>,
+        key: String,
+        spans: Vec<usize>,
+    }
+    let mut convs: BTreeMap<String, Conv> = BTreeMap::new();
+    let mut conv_order: Vec<String> = Vec::new();
+    for (i, s) in spans.iter().enumerate() {
+        let key = conv_of(&s.trace_id);
+        let conv = convs.entry(key.clone()).or_insert_with(|| {
+            conv_order.push(key.clone());
+            Conv {
+                trace_id: trace_alias
+                    .get(s.trace_id.as_str())
+                    .copied()
+                    .unwrap_or(&s.trace_id),
+                traces: Vec::new(),
+                key: key.clone(),
+                spans: Vec::new(),
+            }
+        });
+        if !conv.traces.contains(&s.trace_id.as_str()) {
+            conv.traces.push(&s.trace_id);
+        }
+        conv.spans.push(i);
+    }
+
+    let mut steps = Vec::new();
+    let mut seq = 0usize;
+    for key in &conv_order {
+        let conv = &convs[key];
+        let conv_first = |ks: &[&str]| conv.spans.iter().find_map(|&i| spans[i].first_text(ks));
+        let case_attrs: Vec<&str> = opts
+            .case_from
+            .iter()
+            .map(String::as_str)
+            .chain(CASE_ATTRS.iter().copied())
+            .collect();
+        // A case names its source trace: an OTLP trace id of the conversation, or the
+        // conversation id itself.
+        let case_id = conv_first(&case_attrs).or_else(|| {
+            conv.traces
+                .iter()
+                .copied()
+                .chain(std::iter::once(conv.key.as_str()))
+                .find_map(|t| opts.cases_by_trace.get(t).cloned())
+        });
+        let server =
+            conv_first(SERVER).or_else(|| server_process(conv.spans.iter().map(|&i| &spans[i])));
+        let as_user = conv_first(USER);
+        let base = Step {
+            trace_id: conv.trace_id.to_string(),
+            server: server.clone(),
+            case_id: case_id.clone(),
+            as_user: as_user.clone(),
+            ..Step::default()
+        };
+        out.counts.conversations += 1;
+        if case_id.is_some() {
+            out.counts.with_case += 1;
+        }
+        let mut call_groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        let mut model_groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for &i in &conv.spans {
+            match roles[i] {
+                Role::Tool => call_groups.entry(groups.find(i)).or_default().push(i),
+                Role::Model => model_groups.entry(groups.find(i)).or_default().push(i),
+                Role::Other => {
+                    let word = spans[i]
+                        .name
+                        .split_whitespace()
+                        .take(2)
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    *out.counts.skipped.entry(word).or_default() += 1;
+                }
+            }
+        }
+        out.counts.tool_spans += call_groups.values().map(Vec::len).sum::<usize>();
+        out.counts.calls += call_groups.len();
+        out.counts.model_spans += model_groups.len();
+        for members in call_groups.values_mut() {
+            // The agent's span first, then the spans it contains, outward to the server.
+            members.sort_by_key(|&i| (depth[i], spans[i].start));
+            let ms: Vec<&Span> = members.iter().map(|&i| &spans[i]).collect();
+            seq += 4;
+            call_steps(&ms, &base, seq, &mut steps, out);
+        }
+        let mut models: Vec<Vec<usize>> = model_groups.into_values().collect();
+        models.sort_by_key(|m| m.iter().map(|&i| spans[i].start).min());
+        let mut model_steps = Vec::new();
+        for (k, members) in models.iter_mut().enumerate() {
+            members.sort_by_key(|&i| (depth[i], spans[i].start));
+            let ms: Vec<&Span> = members.iter().map(|&i| &spans[i]).collect();
+            seq += 4;
+            model_steps.push(model_step(&ms, &base, seq, k == 0, &mut steps));
+        }
+        // The last model output that asked for no tool is the conversation's answer.
+        if let Some((st, asked_tools)) = model_steps.last_mut()
+            && st.text.is_some()
+            && !*asked_tools
+        {
+            st.kind = "answer";
+        }
+        if call_groups.is_empty() {
+            // No tool spans: the calls the model asked for, with the answers later model
+            // inputs carry.
+            calls_from_messages(
+                models
+                    .iter()
+                    .map(|m| m.iter().map(|&i| &spans[i]).collect::<Vec<_>>())
+                    .collect(),
+                &base,
+                &mut seq,
+                &mut steps,
+            );
+        }
+        steps.extend(model_steps.into_iter().map(|(s, _)| s));
+    }
+    steps
+}
+
+fn tool_name(s: &Span) -> Option<String> {
+    s.first_text(TOOL_NAME).or_else(|| tool_from_name(&s.name))
+}
+
+/// A server span's process name (its resource's service.name), the MCP server's name
+/// when nothing else gives it.
+fn server_process<'a>(mut spans: impl Iterator<Item = &'a Span>) -> Option<String> {
+    spans.find_map(|s| {
+        (s.kind == SpanKind::Server && s.text("mcp.method.name").is_some())
+            .then(|| s.text("resource.service.name"))
+            .flatten()
+    })
+}
+
+fn call_steps(ms: &[&Span], base: &Step, seq: usize, steps: &mut Vec<Step>, out: &mut Imported) {
+    let first = |ks: &[&str]| ms.iter().find_map(|s| ks.iter().find_map(|k| s.get(k)));
+    let first_text = |ks: &[&str]| ms.iter().find_map(|s| s.first_text(ks));
+    let tool = ms.iter().find_map(|s| tool_name(s));
+    let call_id = first_text(CALL_ID)
+        .or_else(|| first_text(&["jsonrpc.request.id"]))
+        .unwrap_or_else(|| ms[0].span_id.clone());
+    let arguments = ms
+        .iter()
+        .find_map(|s| {
+            ARGUMENTS
+                .iter()
+                .filter_map(|k| s.get(k))
+                .map(json_or_text)
+                .map(unwrap_arguments)
+                .find(|v| !looks_like_schema(v))
+        })
+        // OpenInference's `tool.parameters` holds the schema in most instrumentations;
+        // a value that is not one is the arguments (pydantic-ai's processor writes those).
+        .or_else(|| {
+            first(&["tool.parameters"])
+                .map(json_or_text)
+                .filter(|v| !looks_like_schema(v))
+        });
+    let raw = first(RESULT).map(json_or_text);
+    let (result, result_error, meta) = match raw {
+        Some(r) => {
+            let (v, e, m) = tool_result(r);
+            (Some(v), e, m)
+        }
+        None => (None, None, None),
+    };
+    let error =
+        ms.iter().any(|s| s.error || s.get("error.type").is_some()) || result_error == Some(true);
+    let error_text = ms
+        .iter()
+        .find_map(|s| s.error_message.clone().or_else(|| s.text("error.type")));
+    let as_of = first(&["groundcheck.as_of"])
+        .and_then(parse_time)
+        .or_else(|| result.as_ref().and_then(|r| as_of_in(r, meta.as_ref())));
+    if result.is_none() && !error {
+        *out.lacking
+            .entry("result on tool calls".into())
+            .or_default() += 1;
+    }
+    if arguments.is_none() {
+        *out.lacking
+            .entry("arguments on tool calls".into())
+            .or_default() += 1;
+    }
+    let server = first_text(SERVER)
+        .or_else(|| server_process(ms.iter().copied()))
+        .or(base.server.clone());
+    let as_user = first_text(USER).or(base.as_user.clone());
+    let start = ms.iter().filter_map(|s| s.start).min();
+    // The agent's span ends last: the result is in the agent's hands then.
+    let end = ms[0].end.or(start);
+    steps.push(Step {
+        kind: "tool_call",
+        ts: start,
+        seq,
+        tool: tool.clone(),
+        call_id: Some(call_id.clone()),
+        arguments,
+        server: server.clone(),
+        as_user: as_user.clone(),
+        ..base.clone()
+    });
+    steps.push(Step {
+        kind: "tool_result",
+        ts: end,
+        seq: seq + 1,
+        tool,
+        call_id: Some(call_id),
+        is_error: Some(error),
+        result: result.or_else(|| error_text.map(|e| serde_json::json!({ "error": e }))),
+        as_of,
+        server,
+        as_user,
+        ..base.clone()
+    });
+}
+
+/// One model call: the user step (first model call of a conversation), reasoning steps
+/// for thinking parts and for text the model wrote beside tool calls, and the assistant
+/// step with the model, tokens and reply. Returns that step (not yet pushed: the last one
+/// of a conversation may become its answer) and whether the reply asked for tools.
+fn model_step(
+    ms: &[&Span],
+    base: &Step,
+    seq: usize,
+    first_of_conversation: bool,
+    steps: &mut Vec<Step>,
+) -> (Step, bool) {
+    let first = |ks: &[&str]| ms.iter().find_map(|s| ks.iter().find_map(|k| s.get(k)));
+    let first_text = |ks: &[&str]| ms.iter().find_map(|s| s.first_text(ks));
+    let start = ms.iter().filter_map(|s| s.start).min();
+    let end = ms[0].end.or(start);
+    if first_of_conversation {
+        let question = ms.iter().find_map(|s| {
+            message_texts(s.get("gen_ai.input.messages"), "user")
+                .into_iter()
+                .next()
+                .or_else(|| {
+                    indexed_messages(&s.attrs, "llm.input_messages", "user")
+                        .into_iter()
+                        .next()
+                })
+                .or_else(|| indexed_prompt(&s.attrs, "user"))
+        });
+        if let Some(q) = question {
+            steps.push(Step {
+                kind: "user",
+                ts: start,
+                seq,
+                text: Some(q),
+                ..base.clone()
+            });
+        }
+    }
+    let reply = ms.iter().find_map(|s| output_message(s));
+    let (text, reasoning, asked_tools) = reply.unwrap_or_default();
+    for r in reasoning {
+        steps.push(Step {
+            kind: "reasoning",
+            ts: end,
+            seq: seq + 1,
+            text: Some(r),
+            ..base.clone()
+        });
+    }
+    (
+        Step {
+            kind: "assistant",
+            ts: end,
+            seq: seq + 2,
+            model: first_text(&[
+                "gen_ai.response.model",
+                "gen_ai.request.model",
+                "llm.model_name",
+                "llm.response.model",
+            ]),
+            input_tokens: int(first(&[
+                "gen_ai.usage.input_tokens",
+                "llm.token_count.prompt",
+                "gen_ai.usage.prompt_tokens",
+            ])),
+            output_tokens: int(first(&[
+                "gen_ai.usage.output_tokens",
+                "llm.token_count.completion",
+                "gen_ai.usage.completion_tokens",
+            ])),
+            text,
+            ..base.clone()
+        },
+        asked_tools,
+    )
+}
+
+/// The model's reply: its text (when it asked for no tool), the reasoning (thinking parts,
+/// and text written beside tool calls), and whether it asked for tools.
+fn output_message(s: &Span) -> Option<(Option<String>, Vec<String>, bool)> {
+    if let Some(msgs) = s.get("gen_ai.output.messages").map(json_or_text)
+        && let Some(msgs) = msgs.as_array()
+    {
+        let mut texts = Vec::new();
+        let mut reasoning = Vec::new();
+        let mut tools = false;
+        for m in msgs
+            .iter()
+            .filter(|m| m.get("role").and_then(Value::as_str) != Some("user"))
+        {
+            for p in m
+                .get("parts")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let content = p.get("content").and_then(Value::as_str).map(str::to_string);
+                match p.get("type").and_then(Value::as_str) {
+                    Some("text") => texts.extend(content),
+                    Some("reasoning" | "thinking") => reasoning.extend(content),
+                    Some("tool_call") => tools = true,
+                    _ => {}
+                }
+            }
+            if let Some(c) = m.get("content").and_then(Value::as_str) {
+                texts.push(c.to_string());
+            }
+        }
+        if tools {
+            reasoning.append(&mut texts);
+        }
+        return Some((
+            (!texts.is_empty()).then(|| texts.join("\n")),
+            reasoning,
+            tools,
+        ));
+    }
+    let texts = indexed_messages(&s.attrs, "llm.output_messages", "assistant");
+    let tools = s
+        .attrs
+        .keys()
+        .any(|k| k.starts_with("llm.output_messages.") && k.contains(".tool_calls."));
+    let completion = indexed_prompt_completion(&s.attrs);
+    if texts.is_empty() && !tools && completion.is_none() {
+        return None;
+    }
+    let mut texts = if texts.is_empty() {
+        completion.into_iter().collect()
+    } else {
+        texts
+    };
+    let mut reasoning = Vec::new();
+    if tools {
+        reasoning.append(&mut texts);
+    }
+    Some((
+        (!texts.is_empty()).then(|| texts.join("\n")),
+        reasoning,
+        tools,
+    ))
+}
+
+/// The text of GenAI messages (`[{role, parts: [{type: text, content}]}]` or
+/// `[{role, content}]`) with the given role.
+fn message_texts(v: Option<&Value>, role: &str) -> Vec<String> {
+    let Some(msgs) = v.map(json_or_text) else {
+        return Vec::new();
+    };
+    msgs.as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m.get("role").and_then(Value::as_str) == Some(role))
+        .filter_map(|m| {
+            if let Some(parts) = m.get("parts").and_then(Value::as_array) {
+                let t: Vec<&str> = parts
+                    .iter()
+                    .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+                    .filter_map(|p| p.get("content").and_then(Value::as_str))
+                    .collect();
+                (!t.is_empty()).then(|| t.join("\n"))
+            } else {
+                m.get("content").and_then(Value::as_str).map(str::to_string)
+            }
+        })
+        .collect()
+}
+
+/// OpenInference's indexed messages: `llm.input_messages.0.message.role`, ….
+fn indexed_messages(a: &Map<String, Value>, prefix: &str, role: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for i in 0..10_000 {
+        let r = a.get(&format!("{prefix}.{i}.message.role"));
+        if r.is_none() {
+            break;
+        }
+        if r.and_then(Value::as_str) == Some(role)
+            && let Some(c) = text(a.get(&format!("{prefix}.{i}.message.content")))
+        {
+            found.push(c);
+        }
+    }
+    found
+}
+
+/// OpenLLMetry's (older GenAI) indexed prompts: `gen_ai.prompt.0.role` / `.content`.
+fn indexed_prompt(a: &Map<String, Value>, role: &str) -> Option<String> {
+    (0..10_000)
+        .map_while(|i| {
+            let r = a.get(&format!("gen_ai.prompt.{i}.role"))?;
+            Some((
+                r.clone(),
+                a.get(&format!("gen_ai.prompt.{i}.content")).cloned(),
+            ))
+        })
+        .find(|(r, _)| r.as_str() == Some(role))
+        .and_then(|(_, c)| text(c.as_ref()))
+}
+
+fn indexed_prompt_completion(a: &Map<String, Value>) -> Option<String> {
+    text(a.get("gen_ai.completion.0.content"))
+}
+
+/// Tool calls the model asked for (`gen_ai.output.messages` tool_call parts, or
+/// OpenInference's `llm.output_messages.0.message.tool_calls.N`), for a conversation whose
+/// instrumentation made no tool spans; results from a later model input's
+/// `tool_call_response` part with the same id.
+fn calls_from_messages(
+    models: Vec<Vec<&Span>>,
+    base: &Step,
+    seq: &mut usize,
+    steps: &mut Vec<Step>,
+) {
+    let mut responses: HashMap<String, (Value, Option<DateTime<Utc>>)> = HashMap::new();
+    for m in &models {
+        for s in m {
+            for msg in s
+                .get("gen_ai.input.messages")
+                .map(json_or_text)
+                .as_ref()
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                for p in msg
+                    .get("parts")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    if p.get("type").and_then(Value::as_str) == Some("tool_call_response")
+                        && let Some(id) = text(p.get("id"))
+                    {
+                        let r = p
+                            .get("response")
+                            .or_else(|| p.get("result"))
+                            .cloned()
+                            .unwrap_or(Value::Null);
+                        responses.entry(id).or_insert((json_or_text(&r), s.start));
+                    }
+                }
+            }
+        }
+    }
+    for m in &models {
+        let Some(s) = m.first() else { continue };
+        let ts = s.end.or(s.start);
+        let mut calls: Vec<(Option<String>, String, Option<Value>)> = Vec::new();
+        for msg in s
+            .get("gen_ai.output.messages")
+            .map(json_or_text)
+            .as_ref()
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            for p in msg
+                .get("parts")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if p.get("type").and_then(Value::as_str) == Some("tool_call")
+                    && let Some(name) = text(p.get("name"))
+                {
+                    calls.push((
+                        text(p.get("id")),
+                        name,
+                        p.get("arguments").map(json_or_text),
+                    ));
+                }
+            }
+        }
+        for i in 0..10_000 {
+            let p = format!("llm.output_messages.0.message.tool_calls.{i}.tool_call");
+            let Some(name) = text(s.attrs.get(&format!("{p}.function.name"))) else {
+                break;
+            };
+            calls.push((
+                text(s.attrs.get(&format!("{p}.id"))),
+                name,
+                s.attrs
+                    .get(&format!("{p}.function.arguments"))
+                    .map(json_or_text),
+            ));
+        }
+        for (id, name, arguments) in calls {
+            *seq += 4;
+            let call_id = id.unwrap_or_else(|| format!("{}-{}", s.span_id, seq));
+            steps.push(Step {
+                kind: "tool_call",
+                ts,
+                seq: *seq + 3,
+                tool: Some(name.clone()),
+                call_id: Some(call_id.clone()),
+                arguments,
+                ..base.clone()
+            });
+            if let Some((r, rts)) = responses.get(&call_id) {
+                let (result, is_error, meta) = tool_result(r.clone());
+                steps.push(Step {
+                    kind: "tool_result",
+                    ts: *rts,
+                    seq: *seq,
+                    tool: Some(name),
+                    call_id: Some(call_id),
+                    is_error: Some(is_error.unwrap_or(false)),
+                    as_of: as_of_in(&result, meta.as_ref()),
+                    result: Some(result),
+                    ..base.clone()
+                });
+            }
+        }
+    }
+}

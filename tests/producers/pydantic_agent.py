@@ -1,0 +1,91 @@
+"""A real pydantic-ai agent (scripted FunctionModel: no LLM) calling the real fastmcp
+warehouse server over stdio, traced by pydantic-ai's own OpenTelemetry GenAI spans
+(`--instrumentation genai`) or by OpenInference's pydantic-ai span processor
+(`--instrumentation openinference`), exported over OTLP/HTTP and to files.
+
+The model is scripted; the protocol, the client, the server and the instrumentation are
+the real libraries. Each conversation's trace id is fixed by the seeded id generator and
+printed as JSON lines (`{"conversation", "trace_id"}`) on stdout, so a test can write
+cases whose source_trace names it."""
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+import otel_setup  # noqa: E402
+import scenarios  # noqa: E402
+
+p = argparse.ArgumentParser()
+p.add_argument("--instrumentation", choices=["genai", "openinference"], default="genai")
+p.add_argument("--spans-file", help="also write spans to FILE.jsonl / FILE.pb")
+p.add_argument("--seed", default="pydantic-ai")
+args = p.parse_args()
+
+first = []
+if args.instrumentation == "openinference":
+    from openinference.instrumentation.pydantic_ai import OpenInferenceSpanProcessor
+
+    first.append(OpenInferenceSpanProcessor())
+provider = otel_setup.setup("pydantic-ai-agent", args.seed, args.spans_file, first)
+
+from opentelemetry import trace  # noqa: E402
+from pydantic_ai import Agent  # noqa: E402
+from pydantic_ai.mcp import MCPToolset  # noqa: E402
+from pydantic_ai.messages import (  # noqa: E402
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
+from pydantic_ai.usage import RequestUsage  # noqa: E402
+
+from fastmcp.client.transports import StdioTransport  # noqa: E402
+
+
+def scripted(conv):
+    def model(messages, info: AgentInfo) -> ModelResponse:
+        done = sum(
+            1
+            for m in messages
+            for part in getattr(m, "parts", [])
+            if isinstance(part, ToolReturnPart)
+        )
+        turn = conv["turns"][min(done, len(conv["turns"]) - 1)]
+        usage = RequestUsage(input_tokens=turn["input_tokens"], output_tokens=turn["output_tokens"])
+        if "answer" in turn:
+            return ModelResponse(parts=[TextPart(turn["answer"])], usage=usage, model_name="scripted-1")
+        parts = [ToolCallPart(c["tool"], c["arguments"], tool_call_id=c["id"]) for c in turn["calls"]]
+        return ModelResponse(parts=parts, usage=usage, model_name="scripted-1")
+
+    return model
+
+
+async def main():
+    env = dict(os.environ)
+    server = StdioTransport(
+        command=sys.executable,
+        args=[os.path.join(os.path.dirname(__file__), "warehouse_server.py")],
+        env=env,
+    )
+    Agent.instrument_all(True)
+    tracer = trace.get_tracer("groundcheck-producer")
+    for conv in scenarios.CONVERSATIONS:
+        toolset = MCPToolset(server)
+        agent = Agent(FunctionModel(scripted(conv), model_name="scripted-1"), toolsets=[toolset])
+        # The application's own root span, as a service handling one request would open;
+        # the case tie rides on it when the scenario asks (the documented attribute).
+        attrs = {"groundcheck.case_id": conv["case_attr"]} if conv.get("case_attr") else {}
+        with tracer.start_as_current_span("handle question", attributes=attrs) as root:
+            trace_id = format(root.get_span_context().trace_id, "032x")
+            async with agent:
+                result = await agent.run(conv["question"])
+        print(json.dumps({"conversation": conv["name"], "trace_id": trace_id, "output": result.output}), flush=True)
+    provider.force_flush()
+    provider.shutdown()
+
+
+asyncio.run(main())
