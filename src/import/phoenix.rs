@@ -76,11 +76,13 @@ fn span(file: &str, line: usize, item: Value) -> Result<Span> {
     if let Some(a) = o.get("attributes") {
         flatten("", a, &mut attrs);
     }
+    // The dataframe splits attributes at their first dot only: `attributes.gen_ai`
+    // holds {"operation": {"name": …}}, `attributes.llm.output_messages` a list.
     for (k, v) in &o {
         if let Some(key) = k.strip_prefix("attributes.")
             && !v.is_null()
         {
-            attrs.insert(key.to_string(), v.clone());
+            flatten(key, v, &mut attrs);
         }
     }
     let kind = s("span_kind");
@@ -168,11 +170,13 @@ fn otlp_snake(file: &str, line: usize, o: Map<String, Value>) -> Result<Span> {
         .ok_or_else(|| bad(file, line, 1, "an OTLP span that holds no span"))
 }
 
+/// snake_case field names to OTLP JSON's camelCase; nulls (Phoenix writes every absent
+/// field as null) dropped, as OTLP JSON leaves them out.
 fn camel(v: &mut Value) {
     match v {
         Value::Object(o) => {
             let old = std::mem::take(o);
-            for (k, mut x) in old {
+            for (k, mut x) in old.into_iter().filter(|(_, x)| !x.is_null()) {
                 // Attribute keys are data, not field names: leave them.
                 if k != "key" {
                     camel(&mut x);

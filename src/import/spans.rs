@@ -90,7 +90,10 @@ pub(super) fn text(v: Option<&Value>) -> Option<String> {
 
 fn int(v: Option<&Value>) -> Option<i64> {
     match v? {
-        Value::Number(n) => n.as_i64(),
+        // pandas writes counts as floats (1000.0).
+        Value::Number(n) => n
+            .as_i64()
+            .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64)),
         Value::String(s) => s.parse().ok(),
         _ => None,
     }
@@ -208,13 +211,25 @@ fn unwrap_arguments(v: Value) -> Value {
 /// made into what the tool returned: the structured content, else the text content (as
 /// JSON when it parses). `_meta` is kept beside it for `as_of`. Other values pass through.
 pub fn tool_result(v: Value) -> (Value, Option<bool>, Option<Value>) {
+    // OpenLLMetry wraps the result once more: {"result": CallToolResult or its text,
+    // "is_error": bool}.
+    let wrapped_error = v.get("is_error").and_then(Value::as_bool);
     let v = match v {
-        // OpenLLMetry wraps the result once more: {"result": CallToolResult}.
-        Value::Object(ref o) if o.len() == 1 && o.get("result").is_some_and(Value::is_object) => {
-            o["result"].clone()
+        Value::Object(ref o)
+            if o.contains_key("result") && o.keys().all(|k| k == "result" || k == "is_error") =>
+        {
+            json_or_text(&o["result"])
         }
         other => other,
     };
+    if wrapped_error.is_some() {
+        let (v, e, m) = tool_result(v);
+        return (v, e.or(wrapped_error), m);
+    }
+    // MCP content blocks on their own (openai-agents' tool output): their text.
+    if let Some(text) = content_text(&v) {
+        return (text, None, None);
+    }
     let Some(o) = v.as_object() else {
         return (v, None, None);
     };
@@ -246,6 +261,27 @@ pub fn tool_result(v: Value) -> (Value, Option<bool>, Option<Value>) {
         many => Value::String(many.join("\n")),
     };
     (value, is_error, meta)
+}
+
+/// The text of one MCP text content block, or of a list of them (as JSON when it parses).
+fn content_text(v: &Value) -> Option<Value> {
+    let block = |b: &Value| -> Option<String> {
+        let o = b.as_object()?;
+        (o.get("type")?.as_str()? == "text"
+            && o.keys()
+                .all(|k| matches!(k.as_str(), "type" | "text" | "annotations" | "_meta")))
+        .then(|| o.get("text")?.as_str().map(str::to_string))
+        .flatten()
+    };
+    let texts: Vec<String> = match v {
+        Value::Array(a) if !a.is_empty() => a.iter().map(block).collect::<Option<_>>()?,
+        Value::Object(_) => vec![block(v)?],
+        _ => return None,
+    };
+    Some(match texts.as_slice() {
+        [one] => json_or_text(&Value::String(one.clone())),
+        many => Value::String(many.join("\n")),
+    })
 }
 
 /// `as_of` wherever real servers put it: the result's `_meta`, the result body, its
@@ -474,8 +510,9 @@ pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<St
                 .chain(std::iter::once(conv.key.as_str()))
                 .find_map(|t| opts.cases_by_trace.get(t).cloned())
         });
-        let server =
-            conv_first(SERVER).or_else(|| server_process(conv.spans.iter().map(|&i| &spans[i])));
+        let server = conv_first(SERVER)
+            .or_else(|| server_process(conv.spans.iter().map(|&i| &spans[i])))
+            .or_else(|| conv.spans.iter().find_map(|&i| server_info(&spans[i])));
         let as_user = conv_first(USER);
         let base = Step {
             trace_id: conv.trace_id.to_string(),
@@ -563,13 +600,32 @@ fn server_process<'a>(mut spans: impl Iterator<Item = &'a Span>) -> Option<Strin
     })
 }
 
+/// The server's name in a logged `initialize` / `server/discover` answer (OpenLLMetry
+/// records the JSON-RPC result on its spans).
+fn server_info(s: &Span) -> Option<String> {
+    [
+        "traceloop.entity.output",
+        "mcp.response.value",
+        "output.value",
+    ]
+    .iter()
+    .filter_map(|k| s.get(k))
+    .map(json_or_text)
+    .find_map(|v| {
+        v.pointer("/serverInfo/name")
+            .or_else(|| v.pointer("/result/serverInfo/name"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    })
+}
+
 fn call_steps(ms: &[&Span], base: &Step, seq: usize, steps: &mut Vec<Step>, out: &mut Imported) {
     let first = |ks: &[&str]| ms.iter().find_map(|s| ks.iter().find_map(|k| s.get(k)));
     let first_text = |ks: &[&str]| ms.iter().find_map(|s| s.first_text(ks));
     let tool = ms.iter().find_map(|s| tool_name(s));
-    let call_id = first_text(CALL_ID)
-        .or_else(|| first_text(&["jsonrpc.request.id"]))
-        .unwrap_or_else(|| ms[0].span_id.clone());
+    // The model's call id; else the agent span's id (JSON-RPC ids repeat across the MCP
+    // sessions of one conversation, so they cannot pair a call with its result).
+    let call_id = first_text(CALL_ID).unwrap_or_else(|| ms[0].span_id.clone());
     let arguments = ms
         .iter()
         .find_map(|s| {

@@ -38,7 +38,6 @@ from pydantic_ai.messages import (  # noqa: E402
     ModelResponse,
     TextPart,
     ToolCallPart,
-    ToolReturnPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
 from pydantic_ai.usage import RequestUsage  # noqa: E402
@@ -48,32 +47,28 @@ from fastmcp.client.transports import StdioTransport  # noqa: E402
 
 def scripted(conv):
     def model(messages, info: AgentInfo) -> ModelResponse:
-        done = sum(
-            1
-            for m in messages
-            for part in getattr(m, "parts", [])
-            if isinstance(part, ToolReturnPart)
-        )
+        # One scripted turn per model request: the turn is the number of requests so far.
+        done = sum(1 for m in messages if isinstance(m, ModelResponse))
         turn = conv["turns"][min(done, len(conv["turns"]) - 1)]
         usage = RequestUsage(input_tokens=turn["input_tokens"], output_tokens=turn["output_tokens"])
         if "answer" in turn:
             return ModelResponse(parts=[TextPart(turn["answer"])], usage=usage, model_name="scripted-1")
-        parts = [ToolCallPart(c["tool"], c["arguments"], tool_call_id=c["id"]) for c in turn["calls"]]
+        parts = [TextPart(turn["text"])] if turn.get("text") else []
+        parts += [ToolCallPart(c["tool"], c["arguments"], tool_call_id=c["id"]) for c in turn["calls"]]
         return ModelResponse(parts=parts, usage=usage, model_name="scripted-1")
 
     return model
 
 
 async def main():
-    env = dict(os.environ)
-    server = StdioTransport(
-        command=sys.executable,
-        args=[os.path.join(os.path.dirname(__file__), "warehouse_server.py")],
-        env=env,
-    )
     Agent.instrument_all(True)
     tracer = trace.get_tracer("groundcheck-producer")
     for conv in scenarios.CONVERSATIONS:
+        server = StdioTransport(
+            command=sys.executable,
+            args=[os.path.join(os.path.dirname(__file__), "warehouse_server.py")],
+            env={**os.environ, "GC_SERVER_NAME": conv["server"]},
+        )
         toolset = MCPToolset(server)
         agent = Agent(FunctionModel(scripted(conv), model_name="scripted-1"), toolsets=[toolset])
         # The application's own root span, as a service handling one request would open;

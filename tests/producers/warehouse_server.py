@@ -9,15 +9,17 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 import otel_setup  # noqa: E402
 
+NAME = os.environ.get("GC_SERVER_NAME", "warehouse")
+spans_file = os.environ.get("GC_SPANS_FILE_SERVER")
 provider = otel_setup.setup(
-    "warehouse-server",
-    os.environ.get("GC_ID_SEED", "server") + "-server",
-    os.environ.get("GC_SPANS_FILE_SERVER"),
+    NAME,
+    os.environ.get("GC_ID_SEED", "server") + "-" + NAME,
+    f"{spans_file}-{NAME}" if spans_file else None,
 )
 
 from fastmcp import FastMCP  # noqa: E402
 
-mcp = FastMCP("warehouse")
+mcp = FastMCP(NAME)
 AS_OF = "2026-11-30T06:00:00Z"
 
 
@@ -36,6 +38,8 @@ def describe_table(table: str) -> dict:
 def run_sql(query: str) -> dict:
     """Run a SQL query on the warehouse and return its rows."""
     q = query.lower()
+    if not q.lstrip().startswith(("select", "with")):
+        raise ValueError(f"syntax error at or near {query.split()[0]!r}")
     if "count(" in q:
         rows = [{"count": 1284}]
     else:

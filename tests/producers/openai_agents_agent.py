@@ -1,0 +1,89 @@
+"""A real openai-agents agent calling the real fastmcp warehouse server over stdio
+(`agents.mcp.MCPServerStdio`), its model the real `AsyncOpenAI` client whose HTTP
+transport answers chat.completions from the script (no LLM), traced by OpenInference's
+openai-agents instrumentation (exclusive: nothing goes to OpenAI's trace backend).
+
+Prints one JSON line per conversation: {"conversation", "trace_id"}."""
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+import otel_setup  # noqa: E402
+import scenarios  # noqa: E402
+
+p = argparse.ArgumentParser()
+p.add_argument("--spans-file")
+p.add_argument("--seed", default="openai-agents")
+args = p.parse_args()
+
+provider = otel_setup.setup("openai-agents-agent", args.seed, args.spans_file)
+
+import httpx  # noqa: E402
+from agents import Agent, OpenAIChatCompletionsModel, Runner  # noqa: E402
+from agents.mcp import MCPServerStdio  # noqa: E402
+from openai import AsyncOpenAI  # noqa: E402
+from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor  # noqa: E402
+from opentelemetry import trace  # noqa: E402
+
+OpenAIAgentsInstrumentor().instrument(tracer_provider=provider)
+
+
+def scripted(conv):
+    def handler(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        done = sum(1 for m in body["messages"] if m.get("role") == "assistant")
+        turn = conv["turns"][min(done, len(conv["turns"]) - 1)]
+        message = {"role": "assistant", "content": turn.get("answer") or turn.get("text")}
+        if "calls" in turn:
+            message["tool_calls"] = [
+                {"id": c["id"], "type": "function",
+                 "function": {"name": c["tool"], "arguments": json.dumps(c["arguments"])}}
+                for c in turn["calls"]
+            ]
+        return httpx.Response(200, json={
+            "id": f"chatcmpl-{done}", "object": "chat.completion", "created": 1764576000,
+            "model": "scripted-1",
+            "choices": [{"index": 0, "message": message,
+                         "finish_reason": "tool_calls" if "calls" in turn else "stop"}],
+            "usage": {"prompt_tokens": turn["input_tokens"], "completion_tokens": turn["output_tokens"],
+                      "total_tokens": turn["input_tokens"] + turn["output_tokens"]},
+        })
+    return handler
+
+
+async def main():
+    tracer = trace.get_tracer("groundcheck-producer")
+    for conv in scenarios.CONVERSATIONS:
+        client = AsyncOpenAI(
+            api_key="scripted", base_url="http://model.invalid/v1",
+            http_client=httpx.AsyncClient(transport=httpx.MockTransport(scripted(conv))),
+        )
+        server = MCPServerStdio(
+            params={
+                "command": sys.executable,
+                "args": [os.path.join(os.path.dirname(__file__), "warehouse_server.py")],
+                "env": {**os.environ, "GC_SERVER_NAME": conv["server"]},
+            },
+            name=conv["server"],
+        )
+        attrs = {"groundcheck.case_id": conv["case_attr"]} if conv.get("case_attr") else {}
+        with tracer.start_as_current_span("handle question", attributes=attrs) as root:
+            trace_id = format(root.get_span_context().trace_id, "032x")
+            async with server:
+                agent = Agent(
+                    name="analyst",
+                    instructions="Answer from the warehouse.",
+                    model=OpenAIChatCompletionsModel(model="scripted-1", openai_client=client),
+                    mcp_servers=[server],
+                )
+                result = await Runner.run(agent, conv["question"])
+        print(json.dumps({"conversation": conv["name"], "trace_id": trace_id, "output": result.final_output}), flush=True)
+    provider.force_flush()
+    provider.shutdown()
+
+
+asyncio.run(main())
