@@ -37,3 +37,23 @@ if [ ! -f tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/in
   (cd tests/mcp && npm ci --no-audit --no-fund --silent)
 fi
 echo "setup: node $(node --version), MCP server-everything $(node -p 'require("./tests/mcp/node_modules/@modelcontextprotocol/server-everything/package.json").version')"
+
+# Real producers of traces for the importer and collector tests (tests/producers): the
+# official MCP SDKs, fastmcp, pydantic-ai, openai-agents, OpenTelemetry, OpenInference,
+# OpenLLMetry and a Phoenix server, each set in its own venv (they conflict: OpenLLMetry's
+# MCP instrumentation loads only with mcp<2), pinned by tests/producers/requirements-*.txt.
+# A venv is rebuilt when its requirements file changes.
+venvs="${GROUNDCHECK_VENVS:-$HOME/.cache/groundcheck/venvs}"
+mkdir -p "$venvs"
+for v in producers openllmetry phoenix; do
+  req="tests/producers/requirements-$v.txt"
+  sum=$(sha256sum "$req" | cut -c1-16)
+  if [ "$(cat "$venvs/$v/.requirements" 2>/dev/null)" != "$sum" ]; then
+    echo "setup: installing the $v venv ($req; a minute or two, once)"
+    rm -rf "$venvs/$v"
+    python3 -m venv "$venvs/$v"
+    "$venvs/$v/bin/pip" install --quiet --disable-pip-version-check -r "$req"
+    echo "$sum" > "$venvs/$v/.requirements"
+  fi
+done
+echo "setup: producer venvs in $venvs ($("$venvs/producers/bin/python" -c 'import importlib.metadata as m; print("mcp", m.version("mcp"), "fastmcp", m.version("fastmcp"), "pydantic-ai", m.version("pydantic-ai-slim"))'))"

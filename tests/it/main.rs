@@ -8,6 +8,7 @@ mod cluster;
 mod drift;
 mod gateway;
 mod import;
+mod producers;
 mod s3;
 mod scoring;
 mod suite;

@@ -33,24 +33,17 @@ if args.serve:
     from mcp.server.fastmcp import FastMCP
 
     mcp = FastMCP(args.serve)
-    AS_OF = "2026-11-30T06:00:00Z"
+    # The same tools as warehouse_server.py, on the 1.x SDK's own FastMCP.
+    sys.argv = [sys.argv[0]]
+    import importlib.util
 
-    @mcp.tool()
-    def describe_table(table: str) -> dict:
-        """Columns of a warehouse table."""
-        return {"table": table, "columns": ["customer_id", "is_active", "region_code"], "as_of": AS_OF}
-
-    @mcp.tool()
-    def run_sql(query: str) -> dict:
-        """Run a SQL query on the warehouse and return its rows."""
-        if not query.lower().lstrip().startswith(("select", "with")):
-            raise ValueError(f"syntax error at or near {query.split()[0]!r}")
-        return {"rows": [{"count": 1284}], "row_count": 1, "as_of": AS_OF}
-
-    @mcp.tool()
-    def active_customer_count(region: str, period: str) -> dict:
-        """Active customers in a governed sales_region and fiscal period."""
-        return {"count": 1284, "region": region, "period": period, "as_of": AS_OF}
+    spec = importlib.util.spec_from_file_location(
+        "tools", os.path.join(os.path.dirname(__file__), "warehouse_tools.py")
+    )
+    tools = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tools)
+    for f in tools.TOOLS:
+        mcp.tool()(f)
 
     try:
         mcp.run()
@@ -71,10 +64,13 @@ async def main():
     for conv in scenarios.CONVERSATIONS:
         params = StdioServerParameters(
             command=sys.executable,
-            args=[__file__, "--serve", conv["server"], "--seed", args.seed],
+            args=[__file__, "--serve", conv["server"], "--seed", f"{args.seed}-{conv['name']}"],
             env=dict(os.environ),
         )
-        attrs = {"groundcheck.case_id": conv["case_attr"]} if conv.get("case_attr") else {}
+        # The application's end user, as the OTel convention names it.
+        attrs = {"enduser.id": scenarios.USER}
+        if conv.get("case_attr"):
+            attrs["groundcheck.case_id"] = conv["case_attr"]
         with tracer.start_as_current_span("handle question", attributes=attrs) as root:
             trace_id = format(root.get_span_context().trace_id, "032x")
             async with stdio_client(params) as (r, w):

@@ -46,7 +46,7 @@ def scripted(conv):
             ]
         return httpx.Response(200, json={
             "id": f"chatcmpl-{done}", "object": "chat.completion", "created": 1764576000,
-            "model": "scripted-1",
+            "model": scenarios.MODEL,
             "choices": [{"index": 0, "message": message,
                          "finish_reason": "tool_calls" if "calls" in turn else "stop"}],
             "usage": {"prompt_tokens": turn["input_tokens"], "completion_tokens": turn["output_tokens"],
@@ -66,18 +66,23 @@ async def main():
             params={
                 "command": sys.executable,
                 "args": [os.path.join(os.path.dirname(__file__), "warehouse_server.py")],
-                "env": {**os.environ, "GC_SERVER_NAME": conv["server"]},
+                "env": {**os.environ, "GC_SERVER_NAME": conv["server"],
+                 # Span ids are seeded per server process: unique across processes.
+                 "GC_ID_SEED": f"{args.seed}-{conv['name']}"},
             },
             name=conv["server"],
         )
-        attrs = {"groundcheck.case_id": conv["case_attr"]} if conv.get("case_attr") else {}
+        # The application's end user, as the OTel convention names it.
+        attrs = {"enduser.id": scenarios.USER}
+        if conv.get("case_attr"):
+            attrs["groundcheck.case_id"] = conv["case_attr"]
         with tracer.start_as_current_span("handle question", attributes=attrs) as root:
             trace_id = format(root.get_span_context().trace_id, "032x")
             async with server:
                 agent = Agent(
                     name="analyst",
                     instructions="Answer from the warehouse.",
-                    model=OpenAIChatCompletionsModel(model="scripted-1", openai_client=client),
+                    model=OpenAIChatCompletionsModel(model=scenarios.MODEL, openai_client=client),
                     mcp_servers=[server],
                 )
                 result = await Runner.run(agent, conv["question"])

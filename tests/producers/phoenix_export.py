@@ -21,7 +21,7 @@ import time
 import httpx
 
 p = argparse.ArgumentParser()
-p.add_argument("--otlp", required=True, help="length-prefixed OTLP protobuf requests")
+p.add_argument("--otlp", required=True, nargs="+", help="files of length-prefixed OTLP protobuf requests")
 p.add_argument("--out", required=True)
 args = p.parse_args()
 
@@ -53,7 +53,7 @@ try:
         time.sleep(0.5)
     else:
         sys.exit(f"phoenix did not start: see {log.name}")
-    data = open(args.otlp, "rb").read()
+    data = b"".join(open(f, "rb").read() for f in args.otlp)
     at, sent = 0, 0
     while at < len(data):
         (n,) = struct.unpack(">I", data[at:at + 4])

@@ -52,10 +52,10 @@ def scripted(conv):
         turn = conv["turns"][min(done, len(conv["turns"]) - 1)]
         usage = RequestUsage(input_tokens=turn["input_tokens"], output_tokens=turn["output_tokens"])
         if "answer" in turn:
-            return ModelResponse(parts=[TextPart(turn["answer"])], usage=usage, model_name="scripted-1")
+            return ModelResponse(parts=[TextPart(turn["answer"])], usage=usage, model_name=scenarios.MODEL)
         parts = [TextPart(turn["text"])] if turn.get("text") else []
         parts += [ToolCallPart(c["tool"], c["arguments"], tool_call_id=c["id"]) for c in turn["calls"]]
-        return ModelResponse(parts=parts, usage=usage, model_name="scripted-1")
+        return ModelResponse(parts=parts, usage=usage, model_name=scenarios.MODEL)
 
     return model
 
@@ -67,13 +67,18 @@ async def main():
         server = StdioTransport(
             command=sys.executable,
             args=[os.path.join(os.path.dirname(__file__), "warehouse_server.py")],
-            env={**os.environ, "GC_SERVER_NAME": conv["server"]},
+            env={**os.environ, "GC_SERVER_NAME": conv["server"],
+                 # Span ids are seeded per server process: unique across processes.
+                 "GC_ID_SEED": f"{args.seed}-{conv['name']}"},
         )
         toolset = MCPToolset(server)
-        agent = Agent(FunctionModel(scripted(conv), model_name="scripted-1"), toolsets=[toolset])
+        agent = Agent(FunctionModel(scripted(conv), model_name=scenarios.MODEL), toolsets=[toolset])
         # The application's own root span, as a service handling one request would open;
         # the case tie rides on it when the scenario asks (the documented attribute).
-        attrs = {"groundcheck.case_id": conv["case_attr"]} if conv.get("case_attr") else {}
+        # The application's end user, as the OTel convention names it.
+        attrs = {"enduser.id": scenarios.USER}
+        if conv.get("case_attr"):
+            attrs["groundcheck.case_id"] = conv["case_attr"]
         with tracer.start_as_current_span("handle question", attributes=attrs) as root:
             trace_id = format(root.get_span_context().trace_id, "032x")
             async with agent:

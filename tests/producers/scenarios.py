@@ -1,41 +1,60 @@
-"""The scripted conversations every producer plays: seed 000's opening example. Server A
-(`generic-warehouse`) guesses (is_active, region_code) and says so in its reasoning, after
-one rejected query; Server B (`task-warehouse`) calls the task tool that carries the
-definition. Token counts per model turn are what the scripted model reports. The hand-
-worked gold and labels for these conversations are in tests/producers/cases.jsonl."""
+"""The scripted conversations every producer plays: seed 000's opening example, as the
+bundled demo records it for case emea-active-q2-017 (datasets/demo). Server A
+(`generic-warehouse`) lists tables, reads `customers`, guesses (is_active, region_code)
+and says so; Server B (`task-specific`) calls the task tool that carries the definition.
+A third conversation sends a query the server rejects, then retries. Token counts per
+model turn add up to the demo trace's, so the imported traces must label exactly as the
+demo's golden labels for that case (tests/it/producers.rs)."""
 
+MODEL = "claude-sonnet-4-5"
+USER = "fin.analyst.02"
+QUESTION = "How many active customers did we have in EMEA last quarter?"
 GUESS = ("is_active sounds like the right flag. region_code probably starts with EU for "
          "EMEA. I will filter on both.")
-GOOD_SQL = ("SELECT COUNT(*) FROM customers WHERE is_active = true "
-            "AND region_code LIKE 'EU%' AND created_at < '2026-07-01'")
+GUESS_SQL = ("SELECT COUNT(*) FROM customers WHERE is_active = true "
+             "AND region_code LIKE 'EU%' AND created_at < '2026-07-01'")
 
 CONVERSATIONS = [
     {
         "name": "generic-emea-active",
         "server": "generic-warehouse",
-        "question": "How many active customers did we have in EMEA last quarter?",
+        "question": QUESTION,
+        # Tied to its case by source_trace (the test writes the trace id into the case).
         "turns": [
-            {"calls": [{"tool": "describe_table", "arguments": {"table": "customers"}, "id": "call_a1"}],
-             "input_tokens": 1200, "output_tokens": 40},
-            # A query the server rejects (a real tool error), then the retry.
-            {"calls": [{"tool": "run_sql", "id": "call_a2", "arguments": {
-                "query": "SELEC COUNT(*) FROM customers"}}],
-             "input_tokens": 1500, "output_tokens": 60},
-            {"text": GUESS, "calls": [{"tool": "run_sql", "id": "call_a3", "arguments": {"query": GOOD_SQL}}],
-             "input_tokens": 1600, "output_tokens": 80},
-            {"answer": "1284", "input_tokens": 1700, "output_tokens": 12},
+            {"calls": [{"tool": "list_tables", "arguments": {}, "id": "call_a1"}],
+             "input_tokens": 8200, "output_tokens": 40},
+            {"calls": [{"tool": "describe_table", "arguments": {"table": "customers"}, "id": "call_a2"}],
+             "input_tokens": 11900, "output_tokens": 60},
+            {"text": GUESS, "calls": [{"tool": "run_sql", "id": "call_a3", "arguments": {"sql": GUESS_SQL}}],
+             "input_tokens": 20700, "output_tokens": 1820},
+            {"answer": "1,284", "input_tokens": 1800, "output_tokens": 90},
         ],
     },
     {
         "name": "task-emea-active",
-        "server": "task-warehouse",
-        "question": "How many active customers did we have in EMEA last quarter?",
-        "case_attr": "emea-active-q2-b",
+        "server": "task-specific",
+        "question": QUESTION,
+        # Tied to its case by the documented span attribute.
+        "case_attr": "emea-active-q2-017",
         "turns": [
             {"calls": [{"tool": "active_customer_count", "id": "call_b1",
-                        "arguments": {"region": "EMEA", "period": "2026-Q2"}}],
-             "input_tokens": 900, "output_tokens": 30},
-            {"answer": "1284", "input_tokens": 1000, "output_tokens": 10},
+                        "arguments": {"region": "EMEA", "period": "FY2027-Q1"}}],
+             "input_tokens": 2100, "output_tokens": 45},
+            {"answer": "1,284 active customers in EMEA in fiscal Q1 FY2027 (Apr 1 - Jun 30, 2026).",
+             "input_tokens": 1800, "output_tokens": 90},
+        ],
+    },
+    {
+        "name": "generic-bad-query",
+        "server": "generic-warehouse",
+        "question": "How many customers are there?",
+        # No case: a harvested production trace.
+        "turns": [
+            {"calls": [{"tool": "run_sql", "id": "call_c1", "arguments": {"sql": "SELEC COUNT(*) FROM customers"}}],
+             "input_tokens": 500, "output_tokens": 20},
+            {"calls": [{"tool": "run_sql", "id": "call_c2", "arguments": {"sql": "SELECT COUNT(*) FROM customers"}}],
+             "input_tokens": 600, "output_tokens": 20},
+            {"answer": "1,284", "input_tokens": 700, "output_tokens": 5},
         ],
     },
 ]

@@ -1,0 +1,649 @@
+//! Traces made by the real libraries agents use, imported and collected, then labeled.
+//!
+//! The producers (tests/producers) are real agents and servers with a scripted model:
+//! pydantic-ai with its own GenAI spans or OpenInference's, openai-agents with
+//! OpenInference, the official MCP SDK with OpenLLMetry, a fastmcp server with its own
+//! spans, a Phoenix server. They play seed 000's opening example as the demo records it for
+//! case emea-active-q2-017, so the imported traces must label exactly as the demo's
+//! golden labels for that case (hand-reviewed), however many spans describe each call.
+//! Their venvs come from scripts/setup.sh; a missing venv fails the test, never skips it.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::support::{cmd, demo, ok, root, run, sql_csv};
+
+fn venv_python(name: &str) -> PathBuf {
+    let base = std::env::var_os("GROUNDCHECK_VENVS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var("HOME").expect("HOME")).join(".cache/groundcheck/venvs")
+        });
+    let py = base.join(name).join("bin/python");
+    assert!(
+        py.exists(),
+        "{} is missing: run scripts/setup.sh (it installs the producer venvs)",
+        py.display()
+    );
+    py
+}
+
+/// Runs a producer script; returns conversation name -> trace id from its stdout.
+fn produce(
+    venv: &str,
+    script: &str,
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, String)],
+) -> BTreeMap<String, String> {
+    let mut c = Command::new(venv_python(venv));
+    c.arg(root().join("tests/producers").join(script))
+        .args(args)
+        .current_dir(dir)
+        .env("GC_SPANS_FILE_SERVER", dir.join("server"))
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().expect("run producer");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{script} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| {
+            Some((
+                v["conversation"].as_str()?.to_string(),
+                v["trace_id"].as_str()?.to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// A project with the demo's context and the demo's case emea-active-q2-017, its
+/// source_trace the id of the trace that Server A's conversation got.
+fn project(dir: &Path, source_trace: &str) -> PathBuf {
+    let p = dir.join("project");
+    crate::support::copy_dir(&demo().join("context"), &p.join("context"));
+    let case = std::fs::read_to_string(demo().join("cases.jsonl"))
+        .unwrap()
+        .lines()
+        .find(|l| l.contains("\"emea-active-q2-017\""))
+        .unwrap()
+        .replace("\"trace_9f31c2\"", &format!("\"{source_trace}\""));
+    std::fs::write(p.join("cases.jsonl"), case + "\n").unwrap();
+    p
+}
+
+fn files(dir: &Path, ext: &str) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(ext))
+        .map(|p| p.display().to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+/// The demo's golden labels for the case, by server; the hedging step is where the
+/// imported trace has its reasoning step.
+fn golden(hedging_step: usize) -> BTreeMap<String, Value> {
+    std::fs::read_to_string(root().join("tests/golden/demo/labels.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["case_id"] == "emea-active-q2-017")
+        .map(|mut v| {
+            v.as_object_mut().unwrap().remove("run_id");
+            let s = v.to_string().replace(
+                "semantic/hedging: step 6:",
+                &format!("semantic/hedging: step {hedging_step}:"),
+            );
+            let v: Value = serde_json::from_str(&s).unwrap();
+            (v["server"].as_str().unwrap().to_string(), v)
+        })
+        .collect()
+}
+
+fn labels(data: &Path, out: &Path, source: &[&str]) -> BTreeMap<String, Value> {
+    let mut args = vec![
+        "label",
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ];
+    args.extend_from_slice(source);
+    ok(&root(), &args);
+    std::fs::read_to_string(out.join("labels.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|mut v| {
+            v.as_object_mut().unwrap().remove("run_id");
+            (v["server"].as_str().unwrap().to_string(), v)
+        })
+        .collect()
+}
+
+/// The steps of a traces table, without what a new run changes (times, and the server's
+/// as_of in results).
+fn steps(data: &Path, traces: &Path) -> String {
+    sql_csv(
+        data,
+        &[("steps", traces)],
+        "SELECT server, trace_id, step, kind, case_id, call_id, tool, arguments, \
+         regexp_replace(result, '\"as_of\":\"[^\"]*\"', '\"as_of\":\"T\"') AS result, is_error, \
+         as_of IS NOT NULL AS has_as_of, as_user, model, input_tokens, output_tokens, text \
+         FROM steps ORDER BY trace_id, step",
+    )
+}
+
+/// Server A's steps as the importer must give them, hand-worked from scenarios.py: the
+/// agent, MCP client and MCP server spans of each call are one call.
+/// `model_ids`: whether the call ids are the model's (else the importer named the call by
+/// its span, which a new run changes).
+fn check_server_a_steps(csv: &str, trace: &str, model_ids: bool) {
+    let rows: Vec<&str> = csv.lines().filter(|l| l.contains(trace)).collect();
+    let field = |step: &str, n: usize| -> String {
+        let row = rows
+            .iter()
+            .find(|r| r.split(',').nth(2) == Some(step))
+            .unwrap_or_else(|| panic!("no step {step} in\n{csv}"));
+        row.split(',').nth(n).unwrap().to_string()
+    };
+    let call_id = |id: &str| {
+        if model_ids {
+            id.to_string()
+        } else {
+            field("10", 5)
+        }
+    };
+    assert_eq!(
+        field("11", 5),
+        call_id("call_a3"),
+        "the result pairs with its call"
+    );
+    let kinds: Vec<&str> = rows.iter().map(|r| r.split(',').nth(3).unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "user",
+            "assistant",
+            "tool_call",
+            "tool_result",
+            "assistant",
+            "tool_call",
+            "tool_result",
+            "reasoning",
+            "assistant",
+            "tool_call",
+            "tool_result",
+            "answer"
+        ],
+        "{csv}"
+    );
+    let sql = format!(
+        "generic-warehouse,{trace},10,tool_call,emea-active-q2-017,{},run_sql,\"{{\"\"sql\"\":\"\"SELECT COUNT(*) FROM customers WHERE is_active = true AND region_code LIKE 'EU%' AND created_at < '2026-07-01'\"\"}}\",,,false,fin.analyst.02,",
+        call_id("call_a3")
+    );
+    assert!(csv.contains(&sql), "want {sql} in\n{csv}");
+    let result = format!(
+        "generic-warehouse,{trace},11,tool_result,emea-active-q2-017,{},run_sql,,",
+        call_id("call_a3")
+    );
+    let line = rows
+        .iter()
+        .find(|r| r.starts_with(&result))
+        .unwrap_or_else(|| panic!("{csv}"));
+    assert!(
+        line.contains("\"\"rows\"\":[[1284]]") && line.contains(",false,true,fin.analyst.02,"),
+        "{line}"
+    );
+}
+
+#[test]
+fn pydantic_ai_genai_spans_from_files_and_over_otlp_http() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let ids = produce(
+        "producers",
+        "pydantic_agent.py",
+        d,
+        &["--spans-file", d.join("agent").to_str().unwrap()],
+        &[],
+    );
+    let a = &ids["generic-emea-active"];
+    let proj = project(d, a);
+    // Files: the agent's and both servers' spans, protobuf (length-prefixed, as the
+    // Collector writes) and OTLP JSON lines. One call per logical call, not four.
+    let mut inputs = files(d, ".pb");
+    let out = ok(
+        &root(),
+        &[
+            &["import", "otlp"][..],
+            &inputs.iter().map(String::as_str).collect::<Vec<_>>(),
+            &[
+                "--cases",
+                proj.join("cases.jsonl").to_str().unwrap(),
+                "--out",
+                d.join("imp").to_str().unwrap(),
+            ],
+        ]
+        .concat(),
+    );
+    assert!(
+        out.contains(" tool span(s) merged into 6 call(s), 9 model call(s), "),
+        "{out}"
+    );
+    assert!(
+        out.contains("25 step(s) in 3 trace(s), 2 of them tied to a case"),
+        "{out}"
+    );
+    assert!(out.contains("note: 1 trace(s) matched no case"), "{out}");
+    let from_pb = steps(&proj, &d.join("imp/traces/otlp.parquet"));
+    check_server_a_steps(&from_pb, a, true);
+    // The rejected query: an error result with the server's message, then the retry.
+    let c = &ids["generic-bad-query"];
+    assert!(from_pb.contains(&format!("generic-warehouse,{c},4,tool_result,,call_c1,run_sql,,\"\"\"Error calling tool 'run_sql': syntax error at or near 'SELEC'\"\"\",true,false,")), "{from_pb}");
+    inputs = files(d, ".jsonl");
+    ok(
+        &root(),
+        &[
+            &["import", "otlp"][..],
+            &inputs.iter().map(String::as_str).collect::<Vec<_>>(),
+            &[
+                "--cases",
+                proj.join("cases.jsonl").to_str().unwrap(),
+                "--out",
+                d.join("imp-json").to_str().unwrap(),
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(
+        steps(&proj, &d.join("imp-json/traces/otlp.parquet")),
+        from_pb
+    );
+    // Labeled as the demo's hand-reviewed labels for the same conversation.
+    let got = labels(
+        &proj,
+        &d.join("out"),
+        &[
+            "--table",
+            &format!("steps={}", d.join("imp/traces").display()),
+        ],
+    );
+    assert_eq!(got, golden(8));
+
+    // The same agent exporting over OTLP/HTTP (the SDK's protobuf exporter) to collect.
+    let mut collect = cmd(&root())
+        .args([
+            "collect",
+            "--listen",
+            "127.0.0.1:0",
+            "--idle",
+            "1",
+            "--out",
+            d.join("col").to_str().unwrap(),
+        ])
+        .args(["--cases", proj.join("cases.jsonl").to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(collect.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let endpoint = first
+        .rsplit("OTEL_EXPORTER_OTLP_ENDPOINT=")
+        .next()
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(endpoint.starts_with("http://127.0.0.1:"), "{first}");
+    let d2 = d.join("again");
+    std::fs::create_dir_all(&d2).unwrap();
+    let again = produce(
+        "producers",
+        "pydantic_agent.py",
+        &d2,
+        &[],
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)],
+    );
+    assert_eq!(
+        again, ids,
+        "seeded ids: the same run gives the same trace ids"
+    );
+    // SIGTERM writes what is held and stops with a summary.
+    unsafe { libc::kill(collect.id() as i32, libc::SIGTERM) };
+    let status = collect.wait().unwrap();
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(status.success(), "{rest:?}");
+    let summary = rest.join("\n");
+    assert!(
+        summary.contains("span(s), 3 trace(s) (2 tied to a case), 25 step(s)"),
+        "{summary}"
+    );
+    assert_eq!(steps(&proj, &d.join("col/traces")), from_pb);
+    // The archive holds every request as received: importing it gives the same steps.
+    let archive = files(&d.join("col/collect"), ".otlp.pb");
+    assert_eq!(archive.len(), 1, "{archive:?}");
+    ok(
+        &root(),
+        &[
+            "import",
+            "otlp",
+            &archive[0],
+            "--run-id",
+            "collect",
+            "--cases",
+            proj.join("cases.jsonl").to_str().unwrap(),
+            "--out",
+            d.join("arch").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(steps(&proj, &d.join("arch/traces")), from_pb);
+    let got = labels(
+        &proj,
+        &d.join("out-col"),
+        &[
+            "--table",
+            &format!("steps={}", d.join("col/traces").display()),
+        ],
+    );
+    assert_eq!(got, golden(8));
+}
+
+#[test]
+fn openinference_pydantic_ai_spans_and_every_phoenix_export() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let ids = produce(
+        "producers",
+        "pydantic_agent.py",
+        d,
+        &[
+            "--instrumentation",
+            "openinference",
+            "--spans-file",
+            d.join("agent").to_str().unwrap(),
+        ],
+        &[],
+    );
+    let a = &ids["generic-emea-active"];
+    let proj = project(d, a);
+    let pb = files(d, ".pb");
+    let mut args = vec![
+        "--out".to_string(),
+        d.join("imp").display().to_string(),
+        "--cases".into(),
+        proj.join("cases.jsonl").display().to_string(),
+    ];
+    args.splice(0..0, pb.iter().cloned());
+    let mut full = vec!["import".to_string(), "otlp".into()];
+    full.extend(args);
+    ok(
+        &root(),
+        &full.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let reference = steps(&proj, &d.join("imp/traces"));
+    check_server_a_steps(&reference, a, true);
+    assert_eq!(
+        labels(
+            &proj,
+            &d.join("out"),
+            &[
+                "--table",
+                &format!("steps={}", d.join("imp/traces").display())
+            ]
+        ),
+        golden(8)
+    );
+    // A real Phoenix server fed the same OTLP requests, read back in each export shape.
+    let mut c = Command::new(venv_python("phoenix"));
+    c.arg(root().join("tests/producers/phoenix_export.py"))
+        .arg("--otlp")
+        .args(&pb)
+        .args(["--out", d.join("phoenix").to_str().unwrap()]);
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for f in [
+        "phoenix-get-spans.jsonl",
+        "phoenix-rest-page.json",
+        "phoenix-otlpv1.json",
+        "phoenix-dataframe.jsonl",
+    ] {
+        let o = d.join(format!("imp-{f}"));
+        ok(
+            &root(),
+            &[
+                "import",
+                "phoenix",
+                d.join("phoenix").join(f).to_str().unwrap(),
+                "--cases",
+                proj.join("cases.jsonl").to_str().unwrap(),
+                "--out",
+                o.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(steps(&proj, &o.join("traces")), reference, "{f}");
+    }
+}
+
+#[test]
+fn openai_agents_with_openinference() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let ids = produce(
+        "producers",
+        "openai_agents_agent.py",
+        d,
+        &["--spans-file", d.join("agent").to_str().unwrap()],
+        &[],
+    );
+    let a = &ids["generic-emea-active"];
+    let proj = project(d, a);
+    let mut args: Vec<String> = vec!["import".into(), "otlp".into()];
+    args.extend(files(d, ".pb"));
+    args.extend([
+        "--cases".into(),
+        proj.join("cases.jsonl").display().to_string(),
+        "--out".into(),
+        d.join("imp").display().to_string(),
+    ]);
+    let out = ok(
+        &root(),
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    assert!(
+        out.contains("merged into 6 call(s), 9 model call(s)"),
+        "{out}"
+    );
+    let got = steps(&proj, &d.join("imp/traces"));
+    // openai-agents' tool spans carry no model call id: the call is named by its span.
+    check_server_a_steps(&got, a, false);
+    assert_eq!(
+        labels(
+            &proj,
+            &d.join("out"),
+            &[
+                "--table",
+                &format!("steps={}", d.join("imp/traces").display())
+            ]
+        ),
+        golden(8)
+    );
+}
+
+#[test]
+fn official_mcp_sdk_client_with_openllmetry() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let ids = produce(
+        "openllmetry",
+        "mcp_sdk_client.py",
+        d,
+        &["--spans-file", d.join("agent").to_str().unwrap()],
+        &[],
+    );
+    let mut args: Vec<String> = vec!["import".into(), "otlp".into()];
+    args.extend(files(d, ".jsonl"));
+    args.extend(["--out".into(), d.join("imp").display().to_string()]);
+    let out = ok(
+        &root(),
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    // Client and server spans of each call are one call; no model spans (no model ran).
+    assert!(
+        out.contains("merged into 6 call(s), 0 model call(s)"),
+        "{out}"
+    );
+    let got = sql_csv(
+        d,
+        &[("steps", &d.join("imp/traces"))],
+        "SELECT server, trace_id, step, kind, tool, arguments, result, is_error, as_of IS NOT NULL AS has_as_of, as_user, case_id \
+         FROM steps WHERE kind = 'tool_result' OR tool = 'run_sql' ORDER BY trace_id, step",
+    );
+    let a = &ids["generic-emea-active"];
+    let c = &ids["generic-bad-query"];
+    for want in [
+        format!("generic-warehouse,{a},2,tool_result,list_tables,,"),
+        format!(
+            "generic-warehouse,{a},5,tool_call,run_sql,\"{{\"\"sql\"\":\"\"SELECT COUNT(*) FROM customers WHERE is_active = true AND region_code LIKE 'EU%' AND created_at < '2026-07-01'\"\"}}\",,,false,fin.analyst.02,"
+        ),
+        format!(
+            "generic-warehouse,{c},2,tool_result,run_sql,,\"\"\"Error executing tool run_sql: syntax error at or near 'SELEC'\"\"\",true,false,fin.analyst.02,"
+        ),
+        format!(
+            "task-specific,{},2,tool_result,active_customer_count,,",
+            ids["task-emea-active"]
+        ),
+    ] {
+        assert!(got.contains(&want), "want {want} in\n{got}");
+    }
+    let with_as_of = got
+        .lines()
+        .filter(|l| l.contains(",tool_result,") && l.contains(",true,fin.analyst.02,"))
+        .count();
+    assert_eq!(
+        with_as_of, 5,
+        "six results, all but the error with as_of:\n{got}"
+    );
+}
+
+#[test]
+fn spans_that_are_no_agent_and_cases_that_match_nothing_fail_loudly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let out = Command::new(venv_python("producers"))
+        .arg(root().join("tests/producers/plain_spans.py"))
+        .arg(d.join("plain"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = run(
+        &root(),
+        &[
+            "import",
+            "otlp",
+            d.join("plain.pb").to_str().unwrap(),
+            "--out",
+            d.join("o").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(
+        r.stderr.contains("plain.pb: no steps: 2 span(s), none a tool or model call (span names: GET /invoices, SELECT invoices; attribute keys: db.system.name, http.request.method, url.path)"),
+        "{}",
+        r.stderr
+    );
+    assert!(!d.join("o").exists());
+    // Real traces, cases that name other traces: the server's spans alone carry no case
+    // attribute, so nothing matches.
+    produce(
+        "producers",
+        "pydantic_agent.py",
+        d,
+        &["--spans-file", d.join("agent").to_str().unwrap()],
+        &[],
+    );
+    let proj = project(d, "0000000000000000000000000000dead");
+    let server_only = d.join("server-generic-warehouse.pb");
+    let r = run(
+        &root(),
+        &[
+            "import",
+            "otlp",
+            server_only.to_str().unwrap(),
+            "--cases",
+            proj.join("cases.jsonl").to_str().unwrap(),
+            "--out",
+            d.join("o").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(
+        r.stderr.contains("none of the 2 trace(s) matched a case"),
+        "{}",
+        r.stderr
+    );
+    assert!(!d.join("o").exists());
+    let r = run(
+        &root(),
+        &[
+            "import",
+            "otlp",
+            d.join("agent.jsonl").to_str().unwrap(),
+            "--case-from",
+            "app.case",
+            "--cases",
+            proj.join("cases.jsonl").to_str().unwrap(),
+            "--out",
+            d.join("o").to_str().unwrap(),
+        ],
+    );
+    // Server B's conversation carries groundcheck.case_id: one of three matches.
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("2 trace(s) matched no case"),
+        "{}",
+        r.stdout
+    );
+    let r = run(
+        &root(),
+        &[
+            "collect",
+            "--listen",
+            "127.0.0.1:0",
+            "--duration",
+            "0.2",
+            "--out",
+            d.join("c").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("received no spans on http://127.0.0.1:"),
+        "{}",
+        r.stderr
+    );
+}
