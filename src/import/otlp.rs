@@ -160,7 +160,7 @@ fn to_otlp_json(v: &mut Value) {
 }
 
 fn b64_hex(s: &str) -> Option<String> {
-    if !s.is_empty() && s.len() % 2 == 0 && s.chars().all(|c| c.is_ascii_hexdigit()) {
+    if !s.is_empty() && s.len().is_multiple_of(2) && s.chars().all(|c| c.is_ascii_hexdigit()) {
         return None; // already hex
     }
     let b = base64::engine::general_purpose::STANDARD.decode(s).ok()?;

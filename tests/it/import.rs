@@ -1,88 +1,195 @@
-//! `groundcheck import` and `--traces-from` on hand-written exports of each format.
+//! `groundcheck import` and `--traces-from` on captured samples of what real producers
+//! emit (tests/fixtures/import/captured, written by tests/producers/capture.sh; the live
+//! runs are tests/it/producers.rs), and on an MCP JSON-RPC log.
 
-use crate::support::{demo, ok, root, run, sql_csv};
+use std::path::Path;
 
-fn steps(dir: &std::path::Path, file: &str) -> String {
-    sql_csv(
-        dir,
-        &[("steps", &dir.join("traces").join(file))],
-        "SELECT server, trace_id, step, CAST(ts AS VARCHAR) AS ts, kind, call_id, tool, arguments, result, is_error, \
-         CAST(as_of AS VARCHAR) AS as_of, as_user, case_id, model, input_tokens, output_tokens, text FROM steps ORDER BY trace_id, step",
-    )
+use crate::producers::{check_server_a_steps, golden, labels, project, steps};
+use crate::support::{ok, root, run, sql_csv};
+
+const A: &str = "ee3aa1c2b46af00c23345dcc5e3c4887";
+
+fn captured(dir: &str, files: &[&str]) -> Vec<String> {
+    files
+        .iter()
+        .map(|f| {
+            root()
+                .join("tests/fixtures/import/captured")
+                .join(dir)
+                .join(f)
+                .display()
+                .to_string()
+        })
+        .collect()
+}
+
+fn import(format: &str, inputs: &[String], extra: &[&str], out: &Path) -> String {
+    let mut args: Vec<&str> = vec!["import", format];
+    args.extend(inputs.iter().map(String::as_str));
+    args.extend(extra);
+    args.extend(["--out", out.to_str().unwrap()]);
+    ok(&root(), &args)
 }
 
 #[test]
-fn otlp_genai_and_mcp_conventions() {
+fn pydantic_ai_protobuf_and_json_give_one_call_per_logical_call() {
     let tmp = tempfile::tempdir().unwrap();
-    let out = ok(
-        &root(),
+    let proj = project(tmp.path(), A);
+    let cases = proj.join("cases.jsonl");
+    let pb = captured(
+        "pydantic-ai-genai",
         &[
-            "import",
-            "otlp",
-            "tests/fixtures/import/otlp-genai.json",
-            "tests/fixtures/import/otlp-mcp.jsonl",
-            "--out",
-            tmp.path().to_str().unwrap(),
+            "agent.pb",
+            "server-generic-warehouse.pb",
+            "server-task-specific.pb",
         ],
     );
+    let out = import(
+        "otlp",
+        &pb,
+        &["--cases", cases.to_str().unwrap()],
+        &tmp.path().join("pb"),
+    );
+    let p = |f: &str| format!("{}", Path::new(&pb[0]).with_file_name(f).display());
     assert_eq!(
         out,
         format!(
-            "7 record(s) -> 13 step(s) in 2 trace(s): {}\nlacking: as_of on tool results: 4\n",
-            tmp.path().join("traces/otlp.parquet").display()
+            "{}: 42 span(s)\n{}: 9 span(s)\n{}: 3 span(s)\n\
+             54 span(s): 24 tool span(s) merged into 6 call(s), 9 model call(s), 21 skipped (MCP send 6, tools/list 6, handle question 3, invoke_agent agent 3, server/discover 3)\n\
+             25 step(s) in 3 trace(s), 2 of them tied to a case\n-> {}\n\
+             note: 1 trace(s) matched no case (label and report score only traces tied to a case: give --cases with their source_trace, or set groundcheck.case_id on a span)\n\
+             lacking: as_of on tool results: 1\n",
+            p("agent.pb"),
+            p("server-generic-warehouse.pb"),
+            p("server-task-specific.pb"),
+            tmp.path().join("pb/traces/otlp.parquet").display()
         )
     );
-    assert_eq!(steps(tmp.path(), "otlp.parquet"), "\
-server,trace_id,step,ts,kind,call_id,tool,arguments,result,is_error,as_of,as_user,case_id,model,input_tokens,output_tokens,text
-support-mcp,conv-acme-tickets,1,2025-07-02T09:00:00Z,user,,,,,,,,acme-open-tickets-003,,,,How many open tickets does Acme have?
-support-mcp,conv-acme-tickets,2,2025-07-02T09:00:01.200Z,assistant,,,,,,,,acme-open-tickets-003,gpt-4.1,1210,35,
-support-mcp,conv-acme-tickets,3,2025-07-02T09:00:01.300Z,tool_call,call_1,lookup_account,\"{\"\"name\"\":\"\"Acme\"\"}\",,,,support.agent.03,acme-open-tickets-003,,,,
-support-mcp,conv-acme-tickets,4,2025-07-02T09:00:01.900Z,tool_result,call_1,lookup_account,,\"{\"\"_meta\"\":{\"\"as_of\"\":\"\"2025-07-02T08:50:00Z\"\"},\"\"account_id\"\":\"\"C2-00001234\"\",\"\"name\"\":\"\"Acme Corp\"\"}\",false,2025-07-02T08:50:00Z,support.agent.03,acme-open-tickets-003,,,,
-support-mcp,conv-acme-tickets,5,2025-07-02T09:00:02Z,tool_call,call_2,open_tickets,\"{\"\"account\"\":\"\"Acme\"\"}\",,,,support.agent.03,acme-open-tickets-003,,,,
-support-mcp,conv-acme-tickets,6,2025-07-02T09:00:02.400Z,tool_result,call_2,open_tickets,,\"{\"\"error\"\":\"\"invalid_argument\"\"}\",true,,support.agent.03,acme-open-tickets-003,,,,
-support-mcp,conv-acme-tickets,7,2025-07-02T09:00:03Z,tool_call,call_3,open_tickets,\"{\"\"account_id\"\":\"\"C2-00001234\"\"}\",,,,support.agent.03,acme-open-tickets-003,,,,
-support-mcp,conv-acme-tickets,8,2025-07-02T09:00:03.600Z,tool_result,call_3,open_tickets,,\"{\"\"count\"\":7,\"\"tickets\"\":[]}\",false,,support.agent.03,acme-open-tickets-003,,,,
-support-mcp,conv-acme-tickets,9,2025-07-02T09:00:13.500Z,answer,,,,,,,,acme-open-tickets-003,gpt-4.1,1840,41,Acme has 7 open tickets.
-warehouse-mcp,sess-42,1,2025-07-02T09:01:40Z,tool_call,1,run_sql,\"{\"\"sql\"\":\"\"SELECT count(*) FROM customers\"\"}\",,,,fin.analyst.02,,,,,
-warehouse-mcp,sess-42,2,2025-07-02T09:01:40.400Z,tool_result,1,run_sql,,\"{\"\"columns\"\":[\"\"count\"\"],\"\"rows\"\":[[1284]]}\",false,,fin.analyst.02,,,,,
-warehouse-mcp,sess-42,3,2025-07-02T09:01:41Z,tool_call,2,run_sql,\"{\"\"query\"\":\"\"SELECT 1\"\"}\",,,,fin.analyst.02,,,,,
-warehouse-mcp,sess-42,4,2025-07-02T09:01:41.100Z,tool_result,2,run_sql,,\"{\"\"error\"\":\"\"tool_error\"\"}\",true,,fin.analyst.02,,,,,
-");
+    let from_pb = steps(&proj, &tmp.path().join("pb/traces"));
+    check_server_a_steps(&from_pb, A, true);
+    // The agent's spans as OTLP JSON lines, the servers' as protobuf: the same steps.
+    let mixed = vec![p("agent.jsonl"), pb[1].clone(), pb[2].clone()];
+    import(
+        "otlp",
+        &mixed,
+        &["--cases", cases.to_str().unwrap()],
+        &tmp.path().join("json"),
+    );
+    assert_eq!(steps(&proj, &tmp.path().join("json/traces")), from_pb);
 }
 
 #[test]
-fn openinference_spans_from_phoenix() {
+fn label_reads_captured_otlp_directly_and_matches_the_demo() {
     let tmp = tempfile::tempdir().unwrap();
-    let out = ok(
-        &root(),
+    let proj = project(tmp.path(), A);
+    let mut source = Vec::new();
+    for f in captured(
+        "pydantic-ai-genai",
         &[
-            "import",
-            "openinference",
-            "tests/fixtures/import/phoenix.jsonl",
-            "--server",
-            "finance-mcp",
-            "--out",
-            tmp.path().to_str().unwrap(),
+            "agent.pb",
+            "server-generic-warehouse.pb",
+            "server-task-specific.pb",
+        ],
+    ) {
+        source.push("--traces-from".to_string());
+        source.push(format!("otlp={f}"));
+    }
+    let source: Vec<&str> = source.iter().map(String::as_str).collect();
+    assert_eq!(labels(&proj, &tmp.path().join("out"), &source), golden(8));
+}
+
+#[test]
+fn every_phoenix_export_shape_gives_the_steps_of_the_otlp_it_was_fed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let proj = project(tmp.path(), A);
+    let cases = proj.join("cases.jsonl");
+    let pb = captured(
+        "phoenix",
+        &[
+            "agent.pb",
+            "server-generic-warehouse.pb",
+            "server-task-specific.pb",
         ],
     );
+    import(
+        "otlp",
+        &pb,
+        &["--cases", cases.to_str().unwrap()],
+        &tmp.path().join("ref"),
+    );
+    let reference = steps(&proj, &tmp.path().join("ref/traces"));
+    check_server_a_steps(&reference, A, true);
+    for f in [
+        "phoenix-get-spans.jsonl.gz",
+        "phoenix-rest-page.json.gz",
+        "phoenix-otlpv1.json.gz",
+        "phoenix-dataframe.jsonl.gz",
+    ] {
+        let o = tmp.path().join(f);
+        // `openinference` is the format's other name.
+        for format in ["phoenix", "openinference"] {
+            import(
+                format,
+                &captured("phoenix", &[f]),
+                &["--cases", cases.to_str().unwrap()],
+                &o,
+            );
+            assert_eq!(steps(&proj, &o.join("traces")), reference, "{f}");
+        }
+    }
+}
+
+#[test]
+fn openai_agents_and_openllmetry_samples() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = import(
+        "otlp",
+        &captured(
+            "openai-agents",
+            &[
+                "agent.pb",
+                "server-generic-warehouse.pb",
+                "server-task-specific.pb",
+            ],
+        ),
+        &[],
+        &tmp.path().join("oa"),
+    );
     assert!(
-        out.ends_with("lacking: as_of on tool results: 1\n"),
+        out.contains("merged into 6 call(s), 9 model call(s)"),
         "{out}"
     );
-    let rows = steps(tmp.path(), "openinference.parquet");
-    let kinds: Vec<&str> = rows
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').nth(4).unwrap())
-        .collect();
-    assert_eq!(
-        kinds,
-        ["user", "assistant", "tool_call", "tool_result", "answer"]
+    let out = import(
+        "otlp",
+        &captured(
+            "openllmetry",
+            &[
+                "agent.jsonl",
+                "server-generic-warehouse.jsonl",
+                "server-task-specific.jsonl",
+            ],
+        ),
+        &[],
+        &tmp.path().join("oll"),
     );
-    assert!(rows.contains("finance-mcp,phx-session-7,4,2025-07-02T09:00:01.500Z,tool_result,00f067aa0ba902b8,revenue,,\"{\"\"usd\"\":4120000.5}\",false,,fin.analyst.05"), "{rows}");
     assert!(
-        rows.ends_with("claude-sonnet-4,1100,20,EMEA revenue in Q2 2025 was $4.12M.\n"),
-        "{rows}"
+        out.contains("4 tool span(s) merged into 6 call(s), 0 model call(s)")
+            || out.contains("merged into 6 call(s), 0 model call(s)"),
+        "{out}"
+    );
+    let rows = sql_csv(
+        tmp.path(),
+        &[("steps", &tmp.path().join("oll/traces"))],
+        "SELECT server, tool, count(*) AS n, sum(CAST(is_error AS INT)) AS errors, count(as_of) AS with_as_of \
+         FROM steps WHERE kind = 'tool_result' GROUP BY server, tool ORDER BY server, tool",
+    );
+    assert_eq!(
+        rows,
+        "server,tool,n,errors,with_as_of\n\
+         generic-warehouse,describe_table,1,0,1\n\
+         generic-warehouse,list_tables,1,0,1\n\
+         generic-warehouse,run_sql,3,1,2\n\
+         task-specific,active_customer_count,1,0,1\n"
     );
 }
 
@@ -100,7 +207,7 @@ fn mcp_logs_give_steps_and_a_snapshot() {
         ],
     );
     assert!(
-        out.contains("12 record(s) -> 7 step(s) in 1 trace(s)"),
+        out.contains("tests/fixtures/import/mcp-log.jsonl: 12 message(s)\n7 step(s) in 1 trace(s)"),
         "{out}"
     );
     assert!(
@@ -111,14 +218,19 @@ fn mcp_logs_give_steps_and_a_snapshot() {
         out.contains("lacking: requests with no response (the log ends first): 1\n"),
         "{out}"
     );
-    let rows = steps(tmp.path(), "mcp-log.parquet");
+    let traces = tmp.path().join("traces/mcp-log.parquet");
+    let rows = sql_csv(
+        tmp.path(),
+        &[("steps", &traces)],
+        "SELECT server, trace_id, step, CAST(ts AS VARCHAR) AS ts, kind, call_id, tool, arguments, result, is_error, \
+         CAST(as_of AS VARCHAR) AS as_of, as_user FROM steps ORDER BY trace_id, step",
+    );
     assert!(rows.contains("tickets-mcp,conv-refunds,4,2025-07-02T10:00:02.300Z,tool_result,b,open_tickets,,\"{\"\"count\"\":7}\",false,2025-07-02T09:55:00Z,support.lead.01"), "{rows}");
     assert!(rows.contains(",tool_result,4,open_tickets,,\"{\"\"error\"\":{\"\"code\"\":-32602,\"\"message\"\":\"\"account not found\"\"}}\",true,"), "{rows}");
-    assert!(rows.ends_with("tickets-mcp,conv-refunds,7,2025-07-02T10:00:04Z,tool_call,5,search_tickets,\"{\"\"search_query\"\":\"\"refund\"\"}\",,,,support.lead.01,,,,,\n"), "{rows}");
+    assert!(rows.ends_with("tickets-mcp,conv-refunds,7,2025-07-02T10:00:04Z,tool_call,5,search_tickets,\"{\"\"search_query\"\":\"\"refund\"\"}\",,,,support.lead.01\n"), "{rows}");
     // The logged tools/list is a snapshot drift can compare: the agent called
     // search_tickets with 'query', which that schema does not accept.
     let snaps = tmp.path().join("snapshots/mcp-log.parquet");
-    let traces = tmp.path().join("traces/mcp-log.parquet");
     let rows = sql_csv(
         tmp.path(),
         &[("tool_snapshots", &snaps), ("steps", &traces)],
@@ -133,8 +245,9 @@ fn mcp_logs_give_steps_and_a_snapshot() {
 }
 
 #[test]
-fn truncated_files_are_named_and_nothing_is_written() {
+fn bad_files_are_named_and_nothing_is_written() {
     let tmp = tempfile::tempdir().unwrap();
+    let o = tmp.path().to_str().unwrap();
     let r = run(
         &root(),
         &[
@@ -142,7 +255,7 @@ fn truncated_files_are_named_and_nothing_is_written() {
             "otlp",
             "tests/fixtures/import/truncated.json",
             "--out",
-            tmp.path().to_str().unwrap(),
+            o,
         ],
     );
     assert_eq!(r.code, 2);
@@ -152,66 +265,28 @@ fn truncated_files_are_named_and_nothing_is_written() {
         r.stderr
     );
     assert!(r.stderr.contains("(truncated?)"), "{}", r.stderr);
-    assert!(!tmp.path().join("traces").exists());
+    let phoenix = captured("phoenix", &["phoenix-get-spans.jsonl.gz"]);
+    let r = run(&root(), &["import", "otlp", &phoenix[0], "--out", o]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("phoenix-get-spans.jsonl.gz:1:1: not an OTLP export (\"resourceSpans\"); Phoenix span exports are read by `import phoenix`"),
+        "{}",
+        r.stderr
+    );
+    // A protobuf stream cut short names the message and byte.
+    let pb =
+        std::fs::read(&captured("pydantic-ai-genai", &["server-task-specific.pb"])[0]).unwrap();
+    let cut = tmp.path().join("cut.pb");
+    std::fs::write(&cut, &pb[..pb.len() - 10]).unwrap();
     let r = run(
         &root(),
-        &[
-            "import",
-            "otlp",
-            "tests/fixtures/import/phoenix.jsonl",
-            "--out",
-            tmp.path().to_str().unwrap(),
-        ],
+        &["import", "otlp", cut.to_str().unwrap(), "--out", o],
     );
     assert_eq!(r.code, 2);
     assert!(
-        r.stderr
-            .contains("phoenix.jsonl:1:1: not an OTLP export (\"resourceSpans\")"),
+        r.stderr.contains("cut.pb: message ") && r.stderr.contains("(truncated?)"),
         "{}",
         r.stderr
     );
-}
-
-#[test]
-fn label_reads_otlp_directly() {
-    let tmp = tempfile::tempdir().unwrap();
-    let d = demo();
-    let r = run(
-        &root(),
-        &[
-            "label",
-            "--data",
-            d.to_str().unwrap(),
-            "--traces-from",
-            "otlp=tests/fixtures/import/otlp-genai.json",
-            "--out",
-            tmp.path().to_str().unwrap(),
-        ],
-    );
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(
-        r.stderr
-            .contains("note: --traces-from lacks as_of on tool results: 2"),
-        "{}",
-        r.stderr
-    );
-    // The imported conversation is scored against the demo's gold: right number (7),
-    // not grounded (no as_of to prove freshness).
-    let labels = std::fs::read_to_string(tmp.path().join("labels.jsonl")).unwrap();
-    assert_eq!(labels.lines().count(), 1, "{labels}");
-    let l: serde_json::Value = serde_json::from_str(labels.lines().next().unwrap()).unwrap();
-    assert_eq!(
-        (
-            l["server"].as_str(),
-            l["case_id"].as_str(),
-            l["correct"].as_bool(),
-            l["grounded"].as_bool()
-        ),
-        (
-            Some("support-mcp"),
-            Some("acme-open-tickets-003"),
-            Some(true),
-            Some(false)
-        )
-    );
+    assert!(!tmp.path().join("traces").exists());
 }

@@ -70,7 +70,7 @@ fn produce(
 
 /// A project with the demo's context and the demo's case emea-active-q2-017, its
 /// source_trace the id of the trace that Server A's conversation got.
-fn project(dir: &Path, source_trace: &str) -> PathBuf {
+pub fn project(dir: &Path, source_trace: &str) -> PathBuf {
     let p = dir.join("project");
     crate::support::copy_dir(&demo().join("context"), &p.join("context"));
     let case = std::fs::read_to_string(demo().join("cases.jsonl"))
@@ -97,7 +97,7 @@ fn files(dir: &Path, ext: &str) -> Vec<String> {
 
 /// The demo's golden labels for the case, by server; the hedging step is where the
 /// imported trace has its reasoning step.
-fn golden(hedging_step: usize) -> BTreeMap<String, Value> {
+pub fn golden(hedging_step: usize) -> BTreeMap<String, Value> {
     std::fs::read_to_string(root().join("tests/golden/demo/labels.jsonl"))
         .unwrap()
         .lines()
@@ -115,7 +115,7 @@ fn golden(hedging_step: usize) -> BTreeMap<String, Value> {
         .collect()
 }
 
-fn labels(data: &Path, out: &Path, source: &[&str]) -> BTreeMap<String, Value> {
+pub fn labels(data: &Path, out: &Path, source: &[&str]) -> BTreeMap<String, Value> {
     let mut args = vec![
         "label",
         "--data",
@@ -139,7 +139,7 @@ fn labels(data: &Path, out: &Path, source: &[&str]) -> BTreeMap<String, Value> {
 
 /// The steps of a traces table, without what a new run changes (times, and the server's
 /// as_of in results).
-fn steps(data: &Path, traces: &Path) -> String {
+pub fn steps(data: &Path, traces: &Path) -> String {
     sql_csv(
         data,
         &[("steps", traces)],
@@ -154,7 +154,7 @@ fn steps(data: &Path, traces: &Path) -> String {
 /// agent, MCP client and MCP server spans of each call are one call.
 /// `model_ids`: whether the call ids are the model's (else the importer named the call by
 /// its span, which a new run changes).
-fn check_server_a_steps(csv: &str, trace: &str, model_ids: bool) {
+pub fn check_server_a_steps(csv: &str, trace: &str, model_ids: bool) {
     let rows: Vec<&str> = csv.lines().filter(|l| l.contains(trace)).collect();
     let field = |step: &str, n: usize| -> String {
         let row = rows

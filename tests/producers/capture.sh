@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Captures small samples of what the real producers emit, for the fast importer tests
+# (tests/it/import.rs): tests/fixtures/import/captured/. The live tests
+# (tests/it/producers.rs) run the producers themselves; these samples only spare the fast
+# tests a Python run. Rerun after changing a producer or its pins, and review the diff.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+venvs="${GROUNDCHECK_VENVS:-$HOME/.cache/groundcheck/venvs}"
+out="$here/../fixtures/import/captured"
+rm -rf "$out"; mkdir -p "$out"
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+run() { # venv script dir args...
+  local v=$1 s=$2 d=$3; shift 3; mkdir -p "$d"
+  (cd "$d" && GC_SPANS_FILE_SERVER="$d/server" "$venvs/$v/bin/python" "$here/$s" --spans-file "$d/agent" "$@" > "$d/ids.jsonl" 2> "$d/log")
+}
+run producers pydantic_agent.py "$work/genai"
+run producers pydantic_agent.py "$work/oi" --instrumentation openinference
+run producers openai_agents_agent.py "$work/oa"
+run openllmetry mcp_sdk_client.py "$work/oll"
+mkdir -p "$out/pydantic-ai-genai" "$out/openai-agents" "$out/openllmetry" "$out/phoenix"
+cp "$work/genai"/*.pb "$work/genai/agent.jsonl" "$work/genai/ids.jsonl" "$out/pydantic-ai-genai/"
+cp "$work/oa"/*.pb "$work/oa/ids.jsonl" "$out/openai-agents/"
+cp "$work/oll"/*.jsonl "$out/openllmetry/"
+"$venvs/phoenix/bin/python" "$here/phoenix_export.py" --otlp "$work/oi"/*.pb --out "$out/phoenix" > /dev/null
+cp "$work/oi"/*.pb "$work/oi/ids.jsonl" "$out/phoenix/"
+# Compressed (the importers read gzip): Phoenix's exports are verbose.
+gzip -9 -n "$out"/phoenix/phoenix-*
+du -sh "$out"/*
