@@ -413,24 +413,32 @@ pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<St
     }
     // A server span whose context did not propagate: the client span with its JSON-RPC
     // id and tool whose time holds it.
+    let mut size = vec![0usize; n];
+    for i in 0..n {
+        size[groups.find(i)] += 1;
+    }
+    let mut clients: HashMap<(String, Option<&String>), Vec<usize>> = HashMap::new();
+    for j in (0..n).filter(|&j| roles[j] == Role::Tool && spans[j].kind == SpanKind::Client) {
+        if let Some(id) = spans[j].text("jsonrpc.request.id") {
+            clients.entry((id, names[j].as_ref())).or_default().push(j);
+        }
+    }
+    let skew = chrono::Duration::seconds(1);
     for i in (0..n).filter(|&i| roles[i] == Role::Tool && spans[i].kind == SpanKind::Server) {
-        if groups.find(i) != i || (i + 1..n).any(|j| groups.find(j) == i) {
+        if size[groups.find(i)] != 1 {
             continue;
         }
-        let (s, id) = (&spans[i], spans[i].text("jsonrpc.request.id"));
-        let tool = &names[i];
-        let skew = chrono::Duration::seconds(1);
-        let holder = (0..n).find(|&j| {
-            j != i
-                && roles[j] == Role::Tool
-                && spans[j].kind == SpanKind::Client
-                && spans[j].text("jsonrpc.request.id") == id
-                && id.is_some()
-                && &names[j] == tool
-                && match (spans[j].start, spans[j].end, s.start, s.end) {
+        let s = &spans[i];
+        let Some(id) = s.text("jsonrpc.request.id") else {
+            continue;
+        };
+        let holder = clients.get(&(id, names[i].as_ref())).and_then(|js| {
+            js.iter()
+                .copied()
+                .find(|&j| match (spans[j].start, spans[j].end, s.start, s.end) {
                     (Some(a), Some(b), Some(x), Some(y)) => a - skew <= x && y <= b + skew,
                     _ => false,
-                }
+                })
         });
         if let Some(j) = holder {
             groups.union(i, j);

@@ -213,6 +213,70 @@ pub fn check_server_a_steps(csv: &str, trace: &str, model_ids: bool) {
     );
 }
 
+/// Runs `collect` (OTLP/HTTP, or OTLP/gRPC with `grpc`) into `d/name`, the pydantic-ai agent
+/// exporting to it, then SIGTERM; returns what collect printed at the end.
+fn collected(
+    d: &Path,
+    proj: &Path,
+    name: &str,
+    grpc: bool,
+    ids: &BTreeMap<String, String>,
+) -> String {
+    let mut c = cmd(&root());
+    c.args([
+        "collect",
+        "--listen",
+        "127.0.0.1:0",
+        "--idle",
+        "1",
+        "--out",
+        d.join(name).to_str().unwrap(),
+    ])
+    .args(["--cases", proj.join("cases.jsonl").to_str().unwrap()]);
+    if grpc {
+        c.args(["--grpc", "127.0.0.1:0"]);
+    }
+    let mut collect = c
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(collect.stdout.take().unwrap()).lines();
+    let mut first = lines.next().unwrap().unwrap();
+    let mut env = vec![];
+    if grpc {
+        let addr = first.rsplit(' ').next().unwrap().to_string();
+        env.push(("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://{addr}")));
+        env.push(("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc".to_string()));
+        first = lines.next().unwrap().unwrap();
+    } else {
+        let endpoint = first
+            .rsplit("OTEL_EXPORTER_OTLP_ENDPOINT=")
+            .next()
+            .unwrap()
+            .trim()
+            .to_string();
+        env.push(("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint));
+    }
+    assert!(
+        first.contains("OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:"),
+        "{first}"
+    );
+    let dir = d.join(format!("{name}-agent"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let again = produce("producers", "pydantic_agent.py", &dir, &[], &env);
+    assert_eq!(
+        &again, ids,
+        "seeded ids: the same run gives the same trace ids"
+    );
+    // SIGTERM writes what is held and stops with a summary.
+    unsafe { libc::kill(collect.id() as i32, libc::SIGTERM) };
+    let status = collect.wait().unwrap();
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(status.success(), "{rest:?}");
+    rest.join("\n")
+}
+
 #[test]
 fn pydantic_ai_genai_spans_from_files_and_over_otlp_http() {
     let tmp = tempfile::tempdir().unwrap();
@@ -287,54 +351,19 @@ fn pydantic_ai_genai_spans_from_files_and_over_otlp_http() {
     );
     assert_eq!(got, golden(8));
 
-    // The same agent exporting over OTLP/HTTP (the SDK's protobuf exporter) to collect.
-    let mut collect = cmd(&root())
-        .args([
-            "collect",
-            "--listen",
-            "127.0.0.1:0",
-            "--idle",
-            "1",
-            "--out",
-            d.join("col").to_str().unwrap(),
-        ])
-        .args(["--cases", proj.join("cases.jsonl").to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(collect.stdout.take().unwrap()).lines();
-    let first = lines.next().unwrap().unwrap();
-    let endpoint = first
-        .rsplit("OTEL_EXPORTER_OTLP_ENDPOINT=")
-        .next()
-        .unwrap()
-        .trim()
-        .to_string();
-    assert!(endpoint.starts_with("http://127.0.0.1:"), "{first}");
-    let d2 = d.join("again");
-    std::fs::create_dir_all(&d2).unwrap();
-    let again = produce(
-        "producers",
-        "pydantic_agent.py",
-        &d2,
-        &[],
-        &[("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)],
-    );
-    assert_eq!(
-        again, ids,
-        "seeded ids: the same run gives the same trace ids"
-    );
-    // SIGTERM writes what is held and stops with a summary.
-    unsafe { libc::kill(collect.id() as i32, libc::SIGTERM) };
-    let status = collect.wait().unwrap();
-    let rest: Vec<String> = lines.map_while(Result::ok).collect();
-    assert!(status.success(), "{rest:?}");
-    let summary = rest.join("\n");
+    // The same agent exporting over OTLP/HTTP (the SDK's protobuf exporter) to collect,
+    // then over OTLP/gRPC.
+    let summary = collected(d, &proj, "col", false, &ids);
     assert!(
         summary.contains("span(s), 3 trace(s) (2 tied to a case), 25 step(s)"),
         "{summary}"
     );
+    let grpc = collected(d, &proj, "col-grpc", true, &ids);
+    assert!(
+        grpc.contains("span(s), 3 trace(s) (2 tied to a case), 25 step(s)"),
+        "{grpc}"
+    );
+    assert_eq!(steps(&proj, &d.join("col-grpc/traces")), from_pb);
     assert_eq!(steps(&proj, &d.join("col/traces")), from_pb);
     // The archive holds every request as received: importing it gives the same steps.
     let archive = files(&d.join("col/collect"), ".otlp.pb");

@@ -2,7 +2,7 @@
 OTLP/HTTP exporter (protobuf), plus a file copy of every export in the two encodings
 the Collector's file exporter writes (OTLP JSON lines, length-prefixed protobuf).
 
-Ids are deterministic (GC_ID_SEED) so a case can name its source trace; nothing else
+OTEL_EXPORTER_OTLP_PROTOCOL=grpc picks the gRPC exporter. Ids are deterministic (GC_ID_SEED) so a case can name its source trace; nothing else
 is scripted here."""
 
 import json
@@ -83,7 +83,11 @@ def setup(service: str, seed: str, file_prefix: str | None = None, first=()) -> 
     for p in first:
         provider.add_span_processor(p)
     if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        # The SDK's own choice of exporter by OTEL_EXPORTER_OTLP_PROTOCOL.
+        if os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL") == "grpc":
+            from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+        else:
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
         provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter()))
     if file_prefix:
