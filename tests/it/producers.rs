@@ -676,3 +676,129 @@ fn spans_that_are_no_agent_and_cases_that_match_nothing_fail_loudly() {
         r.stderr
     );
 }
+
+/// The length-prefixed requests of a captured file.
+fn requests(path: &Path) -> Vec<Vec<u8>> {
+    let data = std::fs::read(path).unwrap();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < data.len() {
+        let n = u32::from_be_bytes(data[at..at + 4].try_into().unwrap()) as usize;
+        out.push(data[at + 4..at + 4 + n].to_vec());
+        at += 4 + n;
+    }
+    out
+}
+
+fn post(addr: &str, ctype: &str, body: &[u8]) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "POST /v1/traces HTTP/1.1\r\nHost: {addr}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .unwrap();
+    s.write_all(body).unwrap();
+    let mut r = String::new();
+    let _ = s.read_to_string(&mut r);
+    r
+}
+
+#[test]
+fn collect_takes_a_burst_in_any_order_a_dropped_client_and_a_bad_body() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let cap = root().join("tests/fixtures/import/captured/pydantic-ai-genai");
+    let proj = project(d, "ee3aa1c2b46af00c23345dcc5e3c4887");
+    let mut collect = cmd(&root())
+        .args([
+            "collect",
+            "--listen",
+            "127.0.0.1:0",
+            "--idle",
+            "30",
+            "--out",
+            d.join("col").to_str().unwrap(),
+        ])
+        .args(["--cases", proj.join("cases.jsonl").to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(collect.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let addr = first.rsplit("http://").next().unwrap().trim().to_string();
+    // A client that announces a body and goes away.
+    {
+        use std::io::Write;
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        write!(s, "POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: 100000\r\n\r\npartial").unwrap();
+    }
+    // A body that is no OTLP: 400, kept.
+    let r = post(
+        &addr,
+        "application/x-protobuf",
+        b"\x0a\xff\xff\xff\xffnot otlp",
+    );
+    assert!(r.starts_with("HTTP/1.1 400"), "{r}");
+    // Every request of the agent and both servers, from 8 clients at once, in no order.
+    let mut bodies: Vec<Vec<u8>> = [
+        "agent.pb",
+        "server-generic-warehouse.pb",
+        "server-task-specific.pb",
+    ]
+    .iter()
+    .flat_map(|f| requests(&cap.join(f)))
+    .collect();
+    bodies.reverse();
+    let n = bodies.len();
+    std::thread::scope(|s| {
+        for k in 0..8 {
+            let (addr, bodies) = (&addr, &bodies);
+            s.spawn(move || {
+                for b in bodies.iter().skip(k).step_by(8) {
+                    let r = post(addr, "application/x-protobuf", b);
+                    assert!(r.starts_with("HTTP/1.1 200"), "{r}");
+                }
+            });
+        }
+    });
+    unsafe { libc::kill(collect.id() as i32, libc::SIGTERM) };
+    assert!(collect.wait().unwrap().success());
+    let summary: Vec<String> = lines.map_while(Result::ok).collect();
+    let summary = summary.join("\n");
+    assert!(summary.contains(&format!("collect: {n} request(s), 54 span(s), 3 trace(s) (2 tied to a case), 25 step(s) in 1 file(s)")), "{summary}");
+    assert!(
+        summary.contains("collect: 1 request(s) refused"),
+        "{summary}"
+    );
+    assert_eq!(files(&d.join("col/collect/rejects"), ".body").len(), 1);
+    // The same steps as importing the files.
+    let inputs: Vec<String> = [
+        "agent.pb",
+        "server-generic-warehouse.pb",
+        "server-task-specific.pb",
+    ]
+    .iter()
+    .map(|f| cap.join(f).display().to_string())
+    .collect();
+    ok(
+        &root(),
+        &[
+            &["import", "otlp", "--run-id", "collect"][..],
+            &inputs.iter().map(String::as_str).collect::<Vec<_>>(),
+            &[
+                "--cases",
+                proj.join("cases.jsonl").to_str().unwrap(),
+                "--out",
+                d.join("imp").to_str().unwrap(),
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(
+        steps(&proj, &d.join("col/traces")),
+        steps(&proj, &d.join("imp/traces"))
+    );
+}
