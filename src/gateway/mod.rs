@@ -108,7 +108,29 @@ struct State {
     dead: Option<String>,
     closing: bool,
     server_version: Option<String>,
+    /// The 2026-07-28 request envelope (`params._meta` protocol version, client info and
+    /// capabilities) of the agent's latest request that carried one: the gateway's own
+    /// requests carry the same, and its own results the fields that version requires.
+    envelope: Option<Map<String, Value>>,
     summary: Summary,
+}
+
+/// `_meta` keys of the 2026-07-28 request envelope the gateway repeats on its own requests.
+const ENVELOPE: &[&str] = &[
+    "io.modelcontextprotocol/protocolVersion",
+    "io.modelcontextprotocol/clientInfo",
+    "io.modelcontextprotocol/clientCapabilities",
+];
+
+/// The server's name and version in a 2026-07-28 result's `_meta`.
+fn server_info_meta(result: &Value) -> (Option<String>, Option<String>) {
+    let info = result.pointer("/_meta/io.modelcontextprotocol~1serverInfo");
+    let get = |k: &str| {
+        info.and_then(|i| i.get(k))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    (get("name"), get("version"))
 }
 
 struct Shared {
@@ -172,6 +194,15 @@ impl Shared {
         let _ = self.to_agent.send(v);
     }
 
+    /// An agent request the server never got, in the message log with why.
+    fn log_unsent(&self, v: &Value, why: &str) {
+        let mut logged = v.clone();
+        if let Some(o) = logged.as_object_mut() {
+            o.insert("_groundcheck".into(), json!(why));
+        }
+        self.lock_rec().message("client->server", &logged);
+    }
+
     fn send_server(&self, v: Value) -> bool {
         let mut rec = self.lock_rec();
         let tx = self.to_server.lock().unwrap_or_else(|e| e.into_inner());
@@ -198,17 +229,25 @@ impl Shared {
 
     /// The gateway's own tools/list (one page).
     fn list_tools(&self, cursor: Option<&Value>) {
-        let id = {
+        let (id, envelope) = {
             let mut st = self.lock_state();
             st.seq += 1;
             let id = format!("{OWN_PREFIX}{}", st.seq);
             st.own.insert(key(&json!(id)));
             st.listing = true;
-            id
+            (id, st.envelope.clone())
         };
         let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"});
+        let mut params = Map::new();
         if let Some(c) = cursor {
-            msg["params"] = json!({"cursor": c});
+            params.insert("cursor".into(), c.clone());
+        }
+        // A 2026-07-28 server refuses a request without the envelope (-32602).
+        if let Some(e) = envelope {
+            params.insert("_meta".into(), Value::Object(e));
+        }
+        if !params.is_empty() {
+            msg["params"] = Value::Object(params);
         }
         self.send_server(msg);
     }
@@ -415,6 +454,16 @@ impl Shared {
         ready: &mut watch::Receiver<u64>,
     ) {
         let started = now();
+        if let Some(meta) = v.pointer("/params/_meta").and_then(Value::as_object)
+            && meta.contains_key(ENVELOPE[0])
+        {
+            let e: Map<String, Value> = meta
+                .iter()
+                .filter(|(k, _)| ENVELOPE.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            self.lock_state().envelope = Some(e);
+        }
         let mut call = None;
         if method == "tools/call" {
             let tool = v
@@ -424,9 +473,10 @@ impl Shared {
                 .to_string();
             let arguments = v.pointer("/params/arguments").cloned().unwrap_or(json!({}));
             let call_id = id_text(&id);
-            // The first call may race the gateway's own tools/list, and a tool the server
-            // registers late (after initialized) may race its list_changed: until the
-            // tool is known, wait for the list in flight, or ask once (bounded).
+            // The first call may race the gateway's own tools/list, a tool the server
+            // registers late (after initialized) may race its list_changed, and a call
+            // after list_changed races the re-list: until the tool is known and no list is
+            // in flight, wait, or ask once (bounded by --call-timeout).
             let deadline = Instant::now() + self.cfg.call_timeout;
             let mut asked = false;
             loop {
@@ -435,7 +485,9 @@ impl Shared {
                     let known = st.guard.ready && st.guard.tools.contains_key(&tool);
                     (known, st.listing, st.dead.is_some(), st.generation)
                 };
-                if known || dead || (!listing && asked) {
+                // A re-list in flight (after list_changed) holds the call: it is checked
+                // against the schema the server has now, not the one it had.
+                if (known && !listing) || dead || (!listing && asked) {
                     break;
                 }
                 if !listing {
@@ -456,8 +508,12 @@ impl Shared {
             self.lock_state().summary.calls += 1;
             let verdict = self.lock_state().guard.check(&tool, &arguments);
             if let Verdict::Refuse(r) = verdict {
-                let result =
+                let mut result =
                     json!({"content": [{"type": "text", "text": r.text}], "isError": true});
+                // 2026-07-28 results must say what they are (clients refuse them otherwise).
+                if self.lock_state().envelope.is_some() {
+                    result["resultType"] = json!("complete");
+                }
                 self.step(
                     "tool_result",
                     &now(),
@@ -490,6 +546,9 @@ impl Shared {
                         warn,
                     );
                 }
+                // The request stays in the message log, marked, so that `import mcp-log`
+                // of the log has the refused call as the steps do.
+                self.log_unsent(&v, "refused by the gateway");
                 self.send_agent(
                     json!({"jsonrpc": "2.0", "id": id, "result": result}),
                     "gateway",
@@ -500,6 +559,7 @@ impl Shared {
         }
         let dead = self.lock_state().dead.clone();
         if let Some(why) = dead {
+            self.log_unsent(&v, "not sent: the server is gone");
             let p = Pending {
                 seq: 0,
                 method: method.clone(),
@@ -615,7 +675,30 @@ impl Shared {
     }
 
     fn answer(&self, p: Pending, v: &mut Value) {
+        if p.method != "initialize"
+            && let Some(r) = v.get("result")
+        {
+            let (name, version) = server_info_meta(r);
+            if let Some(name) = name {
+                let mut rec = self.lock_rec();
+                if rec.server.is_none() {
+                    rec.server = Some(name);
+                }
+            }
+            if version.is_some() {
+                self.lock_state()
+                    .server_version
+                    .get_or_insert(version.unwrap_or_default());
+            }
+        }
         match p.method.as_str() {
+            // 2026-07-28 opens with server/discover (no initialize, no initialized): the
+            // gateway reads the tools once it is answered.
+            "server/discover" => {
+                if v.get("result").is_some() {
+                    self.list_tools(None);
+                }
+            }
             "initialize" => {
                 let name = v.pointer("/result/serverInfo/name").and_then(Value::as_str);
                 let version = v

@@ -40,6 +40,8 @@ pub struct Recorder {
     parquet_path: PathBuf,
     step: u64,
     quiet: bool,
+    /// The first write that failed.
+    failed: Option<String>,
 }
 
 pub fn now() -> String {
@@ -81,6 +83,7 @@ impl Recorder {
             id,
             step: 0,
             quiet,
+            failed: None,
         })
     }
 
@@ -88,12 +91,14 @@ impl Recorder {
         &self.steps_path
     }
 
-    fn line(file: &mut File, v: &Value) {
-        // One write per line on an unbuffered file: a line is either whole or absent.
+    /// One write per line on an unbuffered file: a line is either whole or absent. A
+    /// failed write is kept, and `finish` fails with it: a record is never dropped quietly.
+    fn line(file: &mut File, v: &Value, failed: &mut Option<String>) {
         let mut s = v.to_string();
         s.push('\n');
         if let Err(e) = file.write_all(s.as_bytes()) {
             eprintln!("groundcheck gateway: cannot write a record: {e}");
+            failed.get_or_insert_with(|| format!("cannot write a record: {e}"));
         }
     }
 
@@ -102,6 +107,7 @@ impl Recorder {
         Self::line(
             &mut self.messages,
             &json!({"direction": direction, "timestamp": now(), "message": msg}),
+            &mut self.failed,
         );
     }
 
@@ -113,7 +119,7 @@ impl Recorder {
         fields["event"] = json!(event);
         fields["ts"] = json!(now());
         fields["trace_id"] = json!(self.id.trace_id);
-        Self::line(&mut self.events, &fields);
+        Self::line(&mut self.events, &fields, &mut self.failed);
     }
 
     /// A `steps` row; `extra` holds kind-specific fields.
@@ -144,17 +150,32 @@ impl Recorder {
         // arguments and result stay JSON values, as in hand-written traces; `ingest` and
         // `finish` store them as JSON text.
         m.extend(extra);
-        Self::line(&mut self.steps, &Value::Object(m));
+        Self::line(&mut self.steps, &Value::Object(m), &mut self.failed);
     }
 
     /// Writes the steps as Parquet (under a temporary name, then renamed).
     pub fn finish(&mut self) -> Result<PathBuf> {
+        if let Some(why) = &self.failed {
+            return Err(Error::Input(format!(
+                "{}: {why}; the records are incomplete",
+                self.steps_path.display()
+            )));
+        }
         let text = std::fs::read_to_string(&self.steps_path)
             .map_err(|e| Error::Input(format!("{}: {e}", self.steps_path.display())))?;
-        let rows: Vec<Value> = text
+        let rows = text
             .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect();
+            .enumerate()
+            .map(|(i, l)| {
+                serde_json::from_str::<Value>(l).map_err(|e| {
+                    Error::Input(format!(
+                        "{}:{}: a step the gateway wrote does not read back: {e}",
+                        self.steps_path.display(),
+                        i + 1
+                    ))
+                })
+            })
+            .collect::<Result<Vec<Value>>>()?;
         let batch = crate::import::steps_batch(&crate::import::json_columns_as_text(rows))?;
         let mut f = crate::output::ParquetFile::create(
             &self.parquet_path,

@@ -305,16 +305,22 @@ fn gateway_refuses_mismatched_calls_allows_one_retry_then_disables() {
     a.close();
 
     let log = lines(&out.join("gateway/t1.messages.jsonl"));
-    let forwarded: Vec<i64> = log
-        .iter()
-        .filter(|l| l["direction"] == "client->server" && l["message"]["method"] == "tools/call")
-        .map(|l| l["message"]["id"].as_i64().unwrap())
-        .collect();
+    let calls = |refused: bool| -> Vec<i64> {
+        log.iter()
+            .filter(|l| {
+                l["direction"] == "client->server" && l["message"]["method"] == "tools/call"
+            })
+            .filter(|l| l["message"].get("_groundcheck").is_some() == refused)
+            .map(|l| l["message"]["id"].as_i64().unwrap())
+            .collect()
+    };
     assert_eq!(
-        forwarded,
+        calls(false),
         vec![5],
         "only the valid get-sum call reached the server"
     );
+    // The refused ones are in the log too, marked: nothing the agent sent is missing.
+    assert_eq!(calls(true), vec![1, 2, 3, 4, 6, 7]);
     let events = lines(&out.join("gateway/t1.events.jsonl"));
     let disabled: Vec<&Value> = events
         .iter()

@@ -802,3 +802,145 @@ fn collect_takes_a_burst_in_any_order_a_dropped_client_and_a_bad_body() {
         steps(&proj, &d.join("imp/traces"))
     );
 }
+
+/// Runs a client script (`client` in `venv`) with `calls` against `server` directly and
+/// through the gateway; returns (direct, through, gateway out dir).
+fn through_gateway(
+    d: &Path,
+    venv: &str,
+    client: &str,
+    server: &str,
+    calls: &str,
+) -> (Vec<Value>, Vec<Value>, PathBuf) {
+    let py = venv_python(venv);
+    let server_py = venv_python("producers");
+    let server_script = root().join("tests/producers").join(server);
+    let out = d.join(format!("gw-{venv}-{client}"));
+    let play = |cmd: Vec<String>| -> Vec<Value> {
+        let o = Command::new(&py)
+            .arg(root().join("tests/producers").join(client))
+            .arg(calls)
+            .arg("--")
+            .args(&cmd)
+            .env("GC_SERVER_NAME", "generic-warehouse")
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{client} failed:\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    };
+    let direct = play(vec![
+        server_py.display().to_string(),
+        server_script.display().to_string(),
+    ]);
+    let through = play(vec![
+        env!("CARGO_BIN_EXE_groundcheck").to_string(),
+        "gateway".into(),
+        "--out".into(),
+        out.display().to_string(),
+        "--".into(),
+        server_py.display().to_string(),
+        server_script.display().to_string(),
+    ]);
+    (direct, through, out)
+}
+
+const STALE: &str = "Schema mismatch: expected parameter 'sql', found 'query'. Tool blocked. One retry allowed: call 'run_sql' again with arguments that match its current inputSchema.";
+
+#[test]
+fn gateway_speaks_each_protocol_version_of_the_official_sdks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let calls = r#"[{"tool":"run_sql","arguments":{"sql":"SELECT COUNT(*) FROM customers"}},{"tool":"run_sql","arguments":{"query":"SELECT COUNT(*) FROM customers"}}]"#;
+    // fastmcp 4's client speaks 2026-07-28 (server/discover, the _meta envelope,
+    // resultType); the 2.x and 1.x SDK sessions negotiate 2025-11-25 with initialize.
+    for (venv, client) in [
+        ("producers", "fastmcp_client.py"),
+        ("producers", "mcp_client.py"),
+        ("openllmetry", "mcp_client.py"),
+    ] {
+        let (direct, through, out) =
+            through_gateway(tmp.path(), venv, client, "warehouse_server.py", calls);
+        let what = format!("{venv}/{client}");
+        // A valid call gets the server's answer unchanged (as_of aside: a new call).
+        let strip = |v: &Value| {
+            let mut v = v.clone();
+            if let Some(s) = v["structured"].as_object_mut() {
+                s.remove("as_of");
+            }
+            v.as_object_mut().unwrap().remove("text");
+            v
+        };
+        assert_eq!(strip(&through[0]), strip(&direct[0]), "{what}");
+        assert_eq!(through[0]["is_error"], false, "{what}");
+        // A stale call gets seed 002's corrective error, isError intact, from the gateway.
+        assert_eq!(through[1]["is_error"], true, "{what}: {:?}", through[1]);
+        assert_eq!(through[1]["text"], STALE, "{what}");
+        assert_ne!(direct[1]["text"], STALE, "{what}");
+        assert_eq!(through[2]["tools"], direct[2]["tools"], "{what}");
+        // The steps name the server (2026-07-28 names it in server/discover's _meta), and
+        // the message log has the refused call: import mcp-log gives the same calls.
+        let steps_file = files(&out.join("gateway"), ".steps.jsonl").pop().unwrap();
+        let msgs = files(&out.join("gateway"), ".messages.jsonl")
+            .pop()
+            .unwrap();
+        ok(
+            &root(),
+            &[
+                "import",
+                "mcp-log",
+                &msgs,
+                "--out",
+                out.join("imp").to_str().unwrap(),
+            ],
+        );
+        let q = "SELECT server, kind, tool, arguments, is_error FROM steps WHERE kind IN ('tool_call', 'tool_result') ORDER BY step";
+        let native = sql_csv(tmp.path(), &[("steps", Path::new(&steps_file))], q);
+        let imported = sql_csv(tmp.path(), &[("steps", &out.join("imp/traces"))], q);
+        assert_eq!(imported, native, "{what}");
+        assert_eq!(
+            native
+                .lines()
+                .filter(|l| l.starts_with("generic-warehouse,"))
+                .count(),
+            4,
+            "{what}: {native}"
+        );
+    }
+}
+
+#[test]
+fn gateway_holds_calls_after_list_changed_until_the_new_schema_is_in() {
+    let tmp = tempfile::tempdir().unwrap();
+    // search(query) until `release` re-registers it as search(search_query) and sends
+    // list_changed; the next call, sent at once, must be checked against the new schema.
+    let calls = r#"[{"tool":"search","arguments":{"query":"refund"}},{"tool":"release","arguments":{}},{"tool":"search","arguments":{"query":"refund"}}]"#;
+    let (direct, through, _) = through_gateway(
+        tmp.path(),
+        "producers",
+        "fastmcp_client.py",
+        "evolving_server.py",
+        calls,
+    );
+    assert_eq!(through[0]["structured"]["count"], 1);
+    assert_eq!(through[1]["is_error"], false);
+    assert_eq!(
+        through[2]["text"],
+        "Schema mismatch: expected parameter 'search_query', found 'query'. Tool blocked. One retry allowed: call 'search' again with arguments that match its current inputSchema."
+    );
+    assert_eq!(through[2]["is_error"], true);
+    // Without the gateway the server itself saw the stale call.
+    assert!(
+        direct[2]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Unexpected keyword argument"),
+        "{:?}",
+        direct[2]
+    );
+}

@@ -1,0 +1,36 @@
+"""A real fastmcp 4 server whose tool changes under the agent, as in seed 002: `search`
+takes `query` until `release` is called, which re-registers it with `search_query`
+(the rename) and tells the client with notifications/tools/list_changed. The new version
+ignores what it does not know and answers an empty result: the seed's silent failure."""
+
+from fastmcp import FastMCP
+from fastmcp.server.context import Context
+from mcp import types
+
+mcp = FastMCP("search-server")
+
+
+def search_v1(query: str) -> dict:
+    """Search the documents."""
+    return {"results": [f"doc about {query}"], "count": 1}
+
+
+def search_v2(search_query: str = "") -> dict:
+    """Search the documents."""
+    return {"results": [f"doc about {search_query}"] if search_query else [], "count": int(bool(search_query))}
+
+
+mcp.tool(search_v1, name="search")
+
+
+@mcp.tool
+async def release(ctx: Context) -> dict:
+    """Roll out the new version of `search`."""
+    mcp.local_provider.remove_tool("search")
+    mcp.tool(search_v2, name="search")
+    await ctx.send_notification(types.ToolListChangedNotification())
+    return {"released": "search v2"}
+
+
+if __name__ == "__main__":
+    mcp.run(show_banner=False)

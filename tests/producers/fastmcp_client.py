@@ -1,0 +1,34 @@
+"""fastmcp 4's client (2026-07-28 by default: `server/discover`, no `initialize`) over
+stdio to the command after `--` (the gateway, or a server directly). Lists the tools and
+plays the calls given as JSON on argv[1] ([{"tool", "arguments"}]); prints one JSON line
+per call: {"tool", "is_error", "structured", "text"}, then {"server", "protocol", "tools"}."""
+
+import asyncio
+import json
+import os
+import sys
+
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+
+calls = json.loads(sys.argv[1])
+cmd = sys.argv[sys.argv.index("--") + 1:]
+
+
+async def main():
+    client = Client(StdioTransport(command=cmd[0], args=cmd[1:], env=dict(os.environ)))
+    async with client:
+        tools = await client.list_tools()
+        for c in calls:
+            res = await client.call_tool(c["tool"], c["arguments"], raise_on_error=False)
+            text = "\n".join(getattr(b, "text", "") for b in res.content)
+            print(json.dumps({"tool": c["tool"], "is_error": bool(res.is_error),
+                              "structured": res.structured_content, "text": text}), flush=True)
+        init = client.initialize_result
+        info = getattr(init, "server_info", None) or getattr(init, "serverInfo", None)
+        version = getattr(init, "protocol_version", None) or getattr(init, "protocolVersion", None)
+        print(json.dumps({"server": getattr(info, "name", None), "protocol": version,
+                          "tools": sorted(t.name for t in tools)}), flush=True)
+
+
+asyncio.run(main())
