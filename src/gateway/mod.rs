@@ -694,11 +694,7 @@ impl Shared {
         match p.method.as_str() {
             // 2026-07-28 opens with server/discover (no initialize, no initialized): the
             // gateway reads the tools once it is answered.
-            "server/discover" => {
-                if v.get("result").is_some() {
-                    self.list_tools(None);
-                }
-            }
+            "server/discover" if v.get("result").is_some() => self.list_tools(None),
             "initialize" => {
                 let name = v.pointer("/result/serverInfo/name").and_then(Value::as_str);
                 let version = v

@@ -83,6 +83,9 @@ pub fn read(f: &Input, opts: &Options, steps: &mut Vec<Step>, out: &mut Imported
             "initialize" | "server/discover" if server.is_none() => {
                 server = msg
                     .pointer("/result/serverInfo/name")
+                    .or_else(|| {
+                        msg.pointer("/result/_meta/io.modelcontextprotocol~1serverInfo/name")
+                    })
                     .and_then(Value::as_str)
                     .map(str::to_string);
             }
