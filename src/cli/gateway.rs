@@ -184,5 +184,8 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     // until the agent writes or closes: after a signal, leave now (records are done).
     use std::io::Write;
     let _ = std::io::stdout().flush();
-    std::process::exit(0);
+    // Exit 1 when the session ended with tools blocked by drift or disabled after
+    // mismatches (docs/gateway.md): a CI job running an agent through the gateway fails.
+    let code = i32::from(!summary.disabled.is_empty() || !summary.blocked.is_empty());
+    std::process::exit(code);
 }

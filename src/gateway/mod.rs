@@ -546,6 +546,8 @@ impl Shared {
                         warn,
                     );
                 }
+                // The client re-lists and no longer sees the disabled tool.
+                let tell = r.disabled_now;
                 // The request stays in the message log, marked, so that `import mcp-log`
                 // of the log has the refused call as the steps do.
                 self.log_unsent(&v, "refused by the gateway");
@@ -553,6 +555,12 @@ impl Shared {
                     json!({"jsonrpc": "2.0", "id": id, "result": result}),
                     "gateway",
                 );
+                if tell {
+                    self.send_agent(
+                        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+                        "gateway",
+                    );
+                }
                 return;
             }
             call = Some(Call { tool, call_id });
@@ -726,24 +734,28 @@ impl Shared {
                 if let Some(all) = complete {
                     self.apply_tools(all);
                 }
-                if self.cfg.on_block == OnBlock::Hide {
-                    let blocked = self.lock_state().guard.blocked.clone();
-                    if let Some(tools) =
+                // Disabled tools leave the list the agent sees; blocked ones too with
+                // --on-block hide.
+                let hidden: Vec<String> = {
+                    let st = self.lock_state();
+                    let mut h: Vec<String> = st.guard.disabled.keys().cloned().collect();
+                    if self.cfg.on_block == OnBlock::Hide {
+                        h.extend(st.guard.blocked.keys().cloned());
+                    }
+                    h
+                };
+                if !hidden.is_empty()
+                    && let Some(tools) =
                         v.pointer_mut("/result/tools").and_then(Value::as_array_mut)
-                    {
-                        let before = tools.len();
-                        tools.retain(|t| {
-                            !t.get("name")
-                                .and_then(Value::as_str)
-                                .is_some_and(|n| blocked.contains_key(n))
-                        });
-                        if tools.len() < before {
-                            self.event(
-                                "hidden",
-                                json!({"tools": blocked.keys().collect::<Vec<_>>()}),
-                                None,
-                            );
-                        }
+                {
+                    let before = tools.len();
+                    tools.retain(|t| {
+                        !t.get("name")
+                            .and_then(Value::as_str)
+                            .is_some_and(|n| hidden.iter().any(|h| h == n))
+                    });
+                    if tools.len() < before {
+                        self.event("hidden", json!({"tools": hidden}), None);
                     }
                 }
             }

@@ -100,11 +100,16 @@ impl Agent {
         r
     }
 
-    /// Closes stdin and waits for the gateway to finish its records.
-    fn close(mut self) -> Vec<Value> {
+    /// Closes stdin and waits for the gateway to finish its records (exit 0).
+    fn close(self) -> Vec<Value> {
+        self.close_with(0)
+    }
+
+    /// Closes stdin; the gateway must exit with `code` (1: tools were blocked or disabled).
+    fn close_with(mut self, code: i32) -> Vec<Value> {
         drop(self.stdin.take());
         let status = self.child.wait().unwrap();
-        assert!(status.success(), "gateway exited with {status}");
+        assert_eq!(status.code(), Some(code), "gateway exited with {status}");
         self.seen.extend(self.rx.try_iter());
         self.seen
     }
@@ -283,6 +288,32 @@ fn gateway_refuses_mismatched_calls_allows_one_retry_then_disables() {
         "Schema mismatch: expected parameter 'message', found 'text'. Tool blocked. That was the \
          retry: 'echo' is now disabled for this session."
     );
+    // The client is told (list_changed right after the refusal) and no longer sees it.
+    let r = a.request(20, "tools/list", json!({}));
+    let told = a
+        .seen
+        .iter()
+        .rposition(|m| m["method"] == "notifications/tools/list_changed");
+    let answered = a
+        .seen
+        .iter()
+        .position(|m| m["id"] == 2 && m.get("method").is_none());
+    let order: Vec<String> = a
+        .seen
+        .iter()
+        .map(|m| format!("{}/{}", m["id"], m["method"]))
+        .collect();
+    assert!(told.is_some() && told > answered, "{order:?}");
+    let listed: Vec<&str> = r["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        !listed.contains(&"echo") && listed.contains(&"get-sum"),
+        "{listed:?}"
+    );
     // Disabled: a good call is refused too, and never reaches the server.
     let r = a.call(3, "echo", json!({"message": "hi"}));
     assert!(
@@ -302,7 +333,8 @@ fn gateway_refuses_mismatched_calls_allows_one_retry_then_disables() {
         text(&r).starts_with("Schema mismatch: tool 'no-such-tool' is not offered"),
         "{r}"
     );
-    a.close();
+    // Exit 1: the session ended with a tool disabled.
+    a.close_with(1);
 
     let log = lines(&out.join("gateway/t1.messages.jsonl"));
     let calls = |refused: bool| -> Vec<i64> {
@@ -405,7 +437,8 @@ fn gateway_blocks_tools_that_drifted_from_the_pin() {
         list.to_string().contains("\"get-sum\""),
         "--on-block error keeps it listed"
     );
-    a.close();
+    // Exit 1: the session ended with a tool blocked.
+    a.close_with(1);
     let events = lines(&out.join("gateway/t1.events.jsonl"));
     let drift = events
         .iter()
@@ -435,7 +468,7 @@ fn gateway_blocks_tools_that_drifted_from_the_pin() {
         a.call(2, "get-sum", json!({"a": 1, "b": 2}))["result"]["isError"],
         true
     );
-    a.close();
+    a.close_with(1);
 }
 
 fn flaky(out: &Path, extra: &[&str]) -> Agent {
