@@ -911,6 +911,19 @@ fn indexed_prompt_completion(a: &Map<String, Value>) -> Option<String> {
     text(a.get("gen_ai.completion.0.content"))
 }
 
+/// The parts of type `kind` of a span's GenAI messages attribute.
+fn parts(s: &Span, key: &str, kind: &str) -> Vec<Value> {
+    let msgs = s.get(key).map(json_or_text).unwrap_or(Value::Null);
+    msgs.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.get("parts").and_then(Value::as_array))
+        .flatten()
+        .filter(|p| p.get("type").and_then(Value::as_str) == Some(kind))
+        .cloned()
+        .collect()
+}
+
 /// Tool calls the model asked for (`gen_ai.output.messages` tool_call parts, or
 /// OpenInference's `llm.output_messages.0.message.tool_calls.N`), for a conversation whose
 /// instrumentation made no tool spans; results from a later model input's
@@ -924,30 +937,14 @@ fn calls_from_messages(
     let mut responses: HashMap<String, (Value, Option<DateTime<Utc>>)> = HashMap::new();
     for m in &models {
         for s in m {
-            for msg in s
-                .get("gen_ai.input.messages")
-                .map(json_or_text)
-                .as_ref()
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                for p in msg
-                    .get("parts")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    if p.get("type").and_then(Value::as_str) == Some("tool_call_response")
-                        && let Some(id) = text(p.get("id"))
-                    {
-                        let r = p
-                            .get("response")
-                            .or_else(|| p.get("result"))
-                            .cloned()
-                            .unwrap_or(Value::Null);
-                        responses.entry(id).or_insert((json_or_text(&r), s.start));
-                    }
+            for p in parts(s, "gen_ai.input.messages", "tool_call_response") {
+                if let Some(id) = text(p.get("id")) {
+                    let r = p
+                        .get("response")
+                        .or_else(|| p.get("result"))
+                        .cloned()
+                        .unwrap_or(Value::Null);
+                    responses.entry(id).or_insert((json_or_text(&r), s.start));
                 }
             }
         }
@@ -956,29 +953,13 @@ fn calls_from_messages(
         let Some(s) = m.first() else { continue };
         let ts = s.end.or(s.start);
         let mut calls: Vec<(Option<String>, String, Option<Value>)> = Vec::new();
-        for msg in s
-            .get("gen_ai.output.messages")
-            .map(json_or_text)
-            .as_ref()
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            for p in msg
-                .get("parts")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if p.get("type").and_then(Value::as_str) == Some("tool_call")
-                    && let Some(name) = text(p.get("name"))
-                {
-                    calls.push((
-                        text(p.get("id")),
-                        name,
-                        p.get("arguments").map(json_or_text),
-                    ));
-                }
+        for p in parts(s, "gen_ai.output.messages", "tool_call") {
+            if let Some(name) = text(p.get("name")) {
+                calls.push((
+                    text(p.get("id")),
+                    name,
+                    p.get("arguments").map(json_or_text),
+                ));
             }
         }
         for i in 0..10_000 {

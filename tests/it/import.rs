@@ -290,3 +290,59 @@ fn bad_files_are_named_and_nothing_is_written() {
     );
     assert!(!tmp.path().join("traces").exists());
 }
+
+#[test]
+fn calls_come_from_the_model_messages_when_tool_spans_are_missing() {
+    // The captured pydantic-ai export with every tool span dropped (as a sampler or a
+    // span filter would): the calls the model asked for and the answers its next inputs
+    // carry give the same calls.
+    let tmp = tempfile::tempdir().unwrap();
+    let src = captured("pydantic-ai-genai", &["agent.jsonl"]).remove(0);
+    let mut kept = String::new();
+    for line in std::fs::read_to_string(&src).unwrap().lines() {
+        let mut doc: serde_json::Value = serde_json::from_str(line).unwrap();
+        for rs in doc["resourceSpans"].as_array_mut().unwrap() {
+            for ss in rs["scopeSpans"].as_array_mut().unwrap() {
+                ss["spans"].as_array_mut().unwrap().retain(|s| {
+                    !s["attributes"].as_array().unwrap().iter().any(|a| {
+                        (a["key"] == "gen_ai.operation.name"
+                            && a["value"]["stringValue"] == "execute_tool")
+                            || a["key"] == "mcp.method.name"
+                    })
+                });
+            }
+        }
+        kept.push_str(&doc.to_string());
+        kept.push('\n');
+    }
+    let f = tmp.path().join("no-tool-spans.jsonl");
+    std::fs::write(&f, kept).unwrap();
+    let out = import(
+        "otlp",
+        &[f.display().to_string()],
+        &["--server", "generic-warehouse"],
+        &tmp.path().join("o"),
+    );
+    assert!(
+        out.contains("0 tool span(s) merged into 0 call(s), 9 model call(s)"),
+        "{out}"
+    );
+    let rows = sql_csv(
+        tmp.path(),
+        &[("steps", &tmp.path().join("o/traces"))],
+        &format!(
+            "SELECT step, kind, call_id, tool, arguments, regexp_replace(result, '\"as_of\":\"[^\"]*\"', '\"as_of\":\"T\"') AS result, is_error, as_of IS NOT NULL AS has_as_of \
+             FROM steps WHERE trace_id = '{A}' AND kind IN ('tool_call', 'tool_result') ORDER BY step"
+        ),
+    );
+    assert_eq!(
+        rows,
+        "step,kind,call_id,tool,arguments,result,is_error,has_as_of\n\
+         3,tool_call,call_a1,list_tables,{},,,false\n\
+         4,tool_result,call_a1,list_tables,,\"{\"\"as_of\"\":\"\"T\"\",\"\"sample\"\":[\"\"customers\"\",\"\"subscriptions\"\",\"\"orders\"\"],\"\"tables\"\":212}\",false,true\n\
+         6,tool_call,call_a2,describe_table,\"{\"\"table\"\":\"\"customers\"\"}\",,,false\n\
+         7,tool_result,call_a2,describe_table,,\"{\"\"as_of\"\":\"\"T\"\",\"\"columns\"\":[\"\"status\"\",\"\"is_active\"\",\"\"region_code\"\",\"\"geo\"\",\"\"created_at\"\",\"\"updated_at\"\"],\"\"more\"\":41}\",false,true\n\
+         10,tool_call,call_a3,run_sql,\"{\"\"sql\"\":\"\"SELECT COUNT(*) FROM customers WHERE is_active = true AND region_code LIKE 'EU%' AND created_at < '2026-07-01'\"\"}\",,,false\n\
+         11,tool_result,call_a3,run_sql,,\"{\"\"as_of\"\":\"\"T\"\",\"\"columns\"\":[\"\"count\"\"],\"\"rows\"\":[[1284]]}\",false,true\n"
+    );
+}
