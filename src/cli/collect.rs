@@ -12,7 +12,6 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use clap::Args as ClapArgs;
-use groundcheck::import::Options;
 use groundcheck::import::collect::{CollectOptions, Collector, decode_body};
 use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
     TraceService, TraceServiceServer,
@@ -48,18 +47,8 @@ pub struct Args {
     #[arg(long, default_value = "collect")]
     run_id: String,
 
-    /// Server name where a trace does not give one.
-    #[arg(long)]
-    server: Option<String>,
-
-    /// Cases to tie the traces to by source_trace (a cases.jsonl or .parquet, a folder, an
-    /// s3:// URL).
-    #[arg(long, value_name = "PATH")]
-    cases: Option<String>,
-
-    /// A span attribute that names the case (before groundcheck.case_id). Repeatable.
-    #[arg(long, value_name = "ATTR")]
-    case_from: Vec<String>,
+    #[command(flatten)]
+    tie: super::import::Tie,
 
     /// Seconds without a new span of a trace after which the trace is written.
     #[arg(long, default_value_t = 5.0, value_name = "SECS")]
@@ -150,17 +139,7 @@ async fn stopped(duration: Option<f64>) {
 }
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let mut import = Options {
-        run_id: args.run_id.clone(),
-        server: args.server.clone(),
-        case_from: args.case_from.clone(),
-        ..Options::default()
-    };
-    if let Some(path) = &args.cases {
-        import.cases_by_trace = groundcheck::import::cases_by_trace(path)
-            .await
-            .with_context(|| format!("cannot read the cases at {path}"))?;
-    }
+    let import = args.tie.options(&args.run_id).await?;
     let collector = Collector::new(CollectOptions {
         out: args.out.clone(),
         import,

@@ -146,18 +146,12 @@ impl Input {
                 let cases = groundcheck::import::case_map(&plain.ctx, &self.data).await?;
                 let paths: Vec<PathBuf> = self.traces_from.iter().map(|(_, p)| p.clone()).collect();
                 let files = super::import::read_inputs(&paths)?;
-                let imported = super::import::import_traces(
-                    *format,
-                    &files,
-                    groundcheck::import::Options {
-                        cases_by_trace: cases,
-                        server: self.traces_server.clone(),
-                        ..Default::default()
-                    },
-                    None,
-                    true,
-                )
-                .await?;
+                let opts = groundcheck::import::Options {
+                    cases_by_trace: cases,
+                    server: self.traces_server.clone(),
+                    ..Default::default()
+                };
+                let imported = super::import::import_traces(*format, &files, &opts, true)?;
                 for line in imported.summary(*format) {
                     eprintln!("--traces-from: {line}");
                 }

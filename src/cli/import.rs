@@ -28,19 +28,8 @@ pub struct Args {
     #[arg(long, default_value = "import")]
     run_id: String,
 
-    /// Server name where the trace does not give one.
-    #[arg(long)]
-    server: Option<String>,
-
-    /// Cases to tie the traces to (a cases.jsonl or .parquet, a folder or an s3:// URL): a
-    /// trace whose id, or conversation id, equals a case's source_trace answers that case.
-    #[arg(long, value_name = "PATH")]
-    cases: Option<String>,
-
-    /// A span attribute that names the case (tried before groundcheck.case_id, which is
-    /// always read). Repeatable.
-    #[arg(long, value_name = "ATTR")]
-    case_from: Vec<String>,
+    #[command(flatten)]
+    tie: Tie,
 
     /// Write the steps even when --cases was given and no trace matched a case.
     #[arg(long)]
@@ -49,6 +38,42 @@ pub struct Args {
     /// Folder for outputs.
     #[arg(long, default_value = "out")]
     out: std::path::PathBuf,
+}
+
+/// How imported traces are tied to servers and cases (`import` and `collect`).
+#[derive(Debug, Clone, ClapArgs)]
+pub struct Tie {
+    /// Server name where a trace does not give one.
+    #[arg(long)]
+    pub server: Option<String>,
+
+    /// Cases to tie the traces to (a cases.jsonl or .parquet, a folder or an s3:// URL): a
+    /// trace whose id, or conversation id, equals a case's source_trace answers that case.
+    #[arg(long, value_name = "PATH")]
+    pub cases: Option<String>,
+
+    /// A span attribute that names the case (tried before groundcheck.case_id, which is
+    /// always read). Repeatable.
+    #[arg(long, value_name = "ATTR")]
+    pub case_from: Vec<String>,
+}
+
+impl Tie {
+    /// The import options, with the cases read.
+    pub async fn options(&self, run_id: &str) -> anyhow::Result<Options> {
+        let mut o = Options {
+            run_id: run_id.to_string(),
+            server: self.server.clone(),
+            case_from: self.case_from.clone(),
+            ..Options::default()
+        };
+        if let Some(path) = &self.cases {
+            o.cases_by_trace = groundcheck::import::cases_by_trace(path)
+                .await
+                .with_context(|| format!("cannot read the cases at {path}"))?;
+        }
+        Ok(o)
+    }
 }
 
 pub fn read_inputs(paths: &[std::path::PathBuf]) -> anyhow::Result<Vec<Input>> {
@@ -65,22 +90,17 @@ pub fn read_inputs(paths: &[std::path::PathBuf]) -> anyhow::Result<Vec<Input>> {
 
 /// Imports the inputs with the cases (if given) to tie them to. An input that gives no
 /// steps, or cases that no trace matches, is an error that says what was seen.
-pub async fn import_traces(
+pub fn import_traces(
     format: Format,
     files: &[Input],
-    mut opts: Options,
-    cases: Option<&str>,
+    opts: &Options,
     allow_unmatched: bool,
 ) -> anyhow::Result<Imported> {
-    if let Some(path) = cases {
-        opts.cases_by_trace = groundcheck::import::cases_by_trace(path)
-            .await
-            .with_context(|| format!("cannot read the cases at {path}"))?;
-    }
-    let imported = import(format, files, &opts)?;
+    let imported = import(format, files, opts)?;
     imported.check_not_empty(format, files)?;
     let (traces, cased) = imported.traces();
-    if cased == 0 && !allow_unmatched && (cases.is_some() || !opts.case_from.is_empty()) {
+    let asked = !opts.cases_by_trace.is_empty() || !opts.case_from.is_empty();
+    if cased == 0 && !allow_unmatched && asked {
         anyhow::bail!(
             "none of the {traces} trace(s) matched a case: no trace or conversation id equals a \
              case's source_trace ({} case(s) name one), and no span carries {}; \
@@ -99,19 +119,8 @@ pub async fn import_traces(
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let files = read_inputs(&args.paths)?;
-    let imported = import_traces(
-        args.format,
-        &files,
-        Options {
-            run_id: args.run_id.clone(),
-            server: args.server.clone(),
-            case_from: args.case_from.clone(),
-            ..Options::default()
-        },
-        args.cases.as_deref(),
-        args.allow_unmatched,
-    )
-    .await?;
+    let opts = args.tie.options(&args.run_id).await?;
+    let imported = import_traces(args.format, &files, &opts, args.allow_unmatched)?;
     let name = args.format.name();
     let steps = steps_batch(&imported.steps)?;
     let path = args.out.join("traces").join(format!("{name}.parquet"));
