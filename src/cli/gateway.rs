@@ -51,6 +51,14 @@ pub struct Args {
     #[arg(long)]
     allow_unknown_params: bool,
 
+    /// The tool versions this agent was built for, as seed 002's client declares them:
+    /// TOOL=RANGE or *=RANGE (semver, e.g. `search=^2.0.0`), repeatable. A tool whose
+    /// declared version (`version`, `schema_version`, `_meta.version`, fastmcp's
+    /// `_meta.fastmcp.version`) is outside its range is refused: "schema version mismatch,
+    /// expected ^2.0.0, got 3.0.0". Checked on connect and on every re-list.
+    #[arg(long, value_name = "TOOL=RANGE", value_parser = parse_range)]
+    client_range: Vec<(String, String)>,
+
     /// Seconds a request may wait for the server; each progress notification for it
     /// starts the wait again.
     #[arg(long, default_value_t = 60.0, value_name = "SECS")]
@@ -117,6 +125,14 @@ impl Target {
     }
 }
 
+fn parse_range(s: &str) -> Result<(String, String), String> {
+    let (tool, range) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected TOOL=RANGE (or *=RANGE), got {s}"))?;
+    groundcheck_udfs::drift::semver::allows(range.trim(), "0.0.0")?;
+    Ok((tool.trim().to_string(), range.trim().to_string()))
+}
+
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let upstream = args.target.source()?;
     let timeout = Duration::from_secs_f64(args.call_timeout.max(0.001));
@@ -155,6 +171,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         call_timeout: timeout,
         strict: !args.allow_unknown_params,
         quiet: args.quiet,
+        client_ranges: args.client_range,
     };
     let summary = serve(cfg, tokio::io::stdin(), tokio::io::stdout()).await?;
     if !args.quiet {

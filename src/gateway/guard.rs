@@ -45,6 +45,8 @@ pub struct Guard {
     pub blocked: BTreeMap<String, String>,
     /// Tool -> the mismatch that disabled it.
     pub disabled: BTreeMap<String, String>,
+    /// Tool -> seed 002's "schema version mismatch, expected R, got V" (--client-range).
+    pub out_of_range: BTreeMap<String, String>,
     strikes: HashMap<String, u32>,
     /// Reject parameters the schema does not name.
     pub strict: bool,
@@ -66,6 +68,13 @@ impl Guard {
                      in a row (last: {why}). Tool blocked."
                 ),
                 "disabled",
+                Vec::new(),
+            );
+        }
+        if let Some(why) = self.out_of_range.get(tool) {
+            return refuse(
+                format!("Tool '{tool}': {why}. Tool blocked."),
+                "version-mismatch",
                 Vec::new(),
             );
         }

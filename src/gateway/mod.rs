@@ -59,6 +59,9 @@ pub struct Config {
     /// Reject parameters the schema does not name.
     pub strict: bool,
     pub quiet: bool,
+    /// `(TOOL or *, RANGE)`: the versions this client was built for (seed 002's
+    /// `supported_schema_version`), checked on every tools/list.
+    pub client_ranges: Vec<(String, String)>,
 }
 
 /// What a session did, for the exit message.
@@ -270,6 +273,7 @@ impl Shared {
             }
             by_name.insert(name, t);
         }
+        let out_of_range = self.out_of_range(&parsed);
         let mut blocked = BTreeMap::new();
         if let Some(pin) = &self.cfg.pin {
             let (server, server_version) = {
@@ -347,14 +351,70 @@ impl Shared {
         }
         let mut st = self.lock_state();
         st.guard.tools = by_name;
+        st.guard.out_of_range = out_of_range.clone();
+        for t in out_of_range.keys() {
+            if !st.summary.blocked.contains(t) {
+                st.summary.blocked.push(t.clone());
+            }
+        }
         st.guard.blocked = blocked.clone();
         st.guard.ready = true;
         st.listing = false;
-        st.summary.blocked = blocked.into_keys().collect();
+        st.summary.blocked.extend(
+            blocked
+                .into_keys()
+                .filter(|t| !out_of_range.contains_key(t)),
+        );
+        st.summary.blocked.sort();
+        st.summary.blocked.dedup();
         st.generation += 1;
         let generation = st.generation;
         drop(st);
         self.ready.send_replace(generation);
+    }
+
+    /// Tools whose declared version is outside the client's range, with seed 002's
+    /// message. A tool that declares no version passes (logged once per list).
+    fn out_of_range(&self, tools: &[Tool]) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::new();
+        for t in tools {
+            let Some((_, range)) = self
+                .cfg
+                .client_ranges
+                .iter()
+                .rev()
+                .find(|(name, _)| name == &t.name || name == "*")
+            else {
+                continue;
+            };
+            match t.version.as_deref() {
+                Some(v) => match groundcheck_udfs::drift::semver::allows(range, v) {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        out.insert(
+                            t.name.clone(),
+                            format!("schema version mismatch, expected {range}, got {v}"),
+                        );
+                    }
+                    Err(e) => {
+                        out.insert(t.name.clone(), format!("schema version mismatch: {e}"));
+                    }
+                },
+                None => self.event(
+                    "no_declared_version",
+                    json!({"tool": t.name, "range": range}),
+                    None,
+                ),
+            }
+        }
+        for (tool, why) in &out {
+            self.event(
+                "version_mismatch",
+                json!({"tool": tool, "message": why}),
+                Some(format!("tool '{tool}': {why}; its calls are refused")),
+            );
+        }
+        out
     }
 
     /// Answers a pending request with a JSON-RPC error and records it.
@@ -741,6 +801,7 @@ impl Shared {
                     let mut h: Vec<String> = st.guard.disabled.keys().cloned().collect();
                     if self.cfg.on_block == OnBlock::Hide {
                         h.extend(st.guard.blocked.keys().cloned());
+                        h.extend(st.guard.out_of_range.keys().cloned());
                     }
                     h
                 };

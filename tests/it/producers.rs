@@ -812,10 +812,25 @@ fn through_gateway(
     server: &str,
     calls: &str,
 ) -> (Vec<Value>, Vec<Value>, PathBuf) {
+    through_gateway_with(d, venv, client, server, calls, &[])
+}
+
+/// The same, with options for the gateway.
+fn through_gateway_with(
+    d: &Path,
+    venv: &str,
+    client: &str,
+    server: &str,
+    calls: &str,
+    gateway_args: &[&str],
+) -> (Vec<Value>, Vec<Value>, PathBuf) {
     let py = venv_python(venv);
     let server_py = venv_python("producers");
     let server_script = root().join("tests/producers").join(server);
-    let out = d.join(format!("gw-{venv}-{client}"));
+    let out = d.join(format!(
+        "gw-{venv}-{client}-{}",
+        gateway_args.join("").replace(['^', '=', '*'], "")
+    ));
     let play = |cmd: Vec<String>| -> Vec<Value> {
         let o = Command::new(&py)
             .arg(root().join("tests/producers").join(client))
@@ -839,15 +854,19 @@ fn through_gateway(
         server_py.display().to_string(),
         server_script.display().to_string(),
     ]);
-    let through = play(vec![
+    let mut gw = vec![
         env!("CARGO_BIN_EXE_groundcheck").to_string(),
         "gateway".into(),
         "--out".into(),
         out.display().to_string(),
+    ];
+    gw.extend(gateway_args.iter().map(|a| a.to_string()));
+    gw.extend([
         "--".into(),
         server_py.display().to_string(),
         server_script.display().to_string(),
     ]);
+    let through = play(gw);
     (direct, through, out)
 }
 
@@ -943,4 +962,35 @@ fn gateway_holds_calls_after_list_changed_until_the_new_schema_is_in() {
         "{:?}",
         direct[2]
     );
+}
+
+#[test]
+fn gateway_refuses_tools_outside_the_clients_version_range() {
+    let tmp = tempfile::tempdir().unwrap();
+    let calls = r#"[{"tool":"search","arguments":{"query":"refund"}}]"#;
+    // fastmcp lists search 3.0.0 (as _meta.fastmcp.version); a client built for ^2.0.0
+    // gets seed 002's error, one built for ^3.0.0 the answer.
+    let (direct, old, _) = through_gateway_with(
+        tmp.path(),
+        "producers",
+        "fastmcp_client.py",
+        "versioned_server.py",
+        calls,
+        &["--client-range", "search=^2.0.0"],
+    );
+    assert_eq!(old[0]["is_error"], true);
+    assert_eq!(
+        old[0]["text"],
+        "Tool 'search': schema version mismatch, expected ^2.0.0, got 3.0.0. Tool blocked."
+    );
+    let (_, new, _) = through_gateway_with(
+        tmp.path(),
+        "producers",
+        "fastmcp_client.py",
+        "versioned_server.py",
+        calls,
+        &["--client-range", "*=^3.0.0"],
+    );
+    assert_eq!(new[0], direct[0]);
+    assert_eq!(new[0]["is_error"], false);
 }

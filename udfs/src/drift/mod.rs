@@ -30,7 +30,8 @@ pub struct Tool {
 
 impl Tool {
     /// A tools/list entry. The declared version is read from `version`, `schema_version`
-    /// (seed 002's example) or `_meta.version`, in that order.
+    /// (seed 002's example), `_meta.version` or `_meta.fastmcp.version` (where fastmcp
+    /// puts a tool's `version=`), in that order.
     pub fn from_json(v: &Value) -> Result<Tool, String> {
         let o = v
             .as_object()
@@ -63,8 +64,9 @@ impl Tool {
             }
         };
         let version = text("version")?.or(text("schema_version")?).or_else(|| {
-            o.get("_meta")
-                .and_then(|m| m.get("version"))
+            let meta = o.get("_meta")?;
+            meta.get("version")
+                .or_else(|| meta.get("fastmcp")?.get("version"))
                 .and_then(Value::as_str)
                 .map(str::to_string)
         });
