@@ -9,8 +9,9 @@ span ids, so every copy is its own set of conversations with the same span shape
 Needs the release binary (cargo build --release) and the producers venv (scripts/setup.sh)
 for its protobuf package. Reports wall time, spans/s and peak RSS (GNU time) for import of
 one length-prefixed file, and for collect fed over OTLP/HTTP protobuf by 4 concurrent
-clients (time from the first request to the end of the shutdown flush). Fails when the
-two give different step counts."""
+clients (time from the first request to the end of the shutdown flush), each request
+holding the spans of 64 single-span exports (as the SDK's BatchSpanProcessor batches).
+Fails when the two give different step counts."""
 
 import argparse
 import concurrent.futures
@@ -61,7 +62,24 @@ def copies(reqs, n):
                         s.trace_id = rekey(s.trace_id, k)
                         s.span_id = rekey(s.span_id, k)
                         s.parent_span_id = rekey(s.parent_span_id, k)
+                        for a in s.attributes:
+                            if a.key in ("gen_ai.conversation.id", "session.id", "groundcheck.case_id"):
+                                a.value.string_value += f"-{k}"
             yield c
+
+
+def batched(reqs, size):
+    """Requests of `size` exports' spans each, as the SDK's BatchSpanProcessor sends them."""
+    batch = ExportTraceServiceRequest()
+    n = 0
+    for r in reqs:
+        batch.resource_spans.extend(r.resource_spans)
+        n += 1
+        if n == size:
+            yield batch
+            batch, n = ExportTraceServiceRequest(), 0
+    if n:
+        yield batch
 
 
 def timed(cmd):
@@ -85,7 +103,7 @@ def main():
     bodies = []
     spans = 0
     with open(big, "wb") as f:
-        for r in copies(base, a.copies):
+        for r in batched(copies(base, a.copies), 64):
             b = r.SerializeToString()
             bodies.append(b)
             spans += sum(len(ss.spans) for rs in r.resource_spans for ss in rs.scope_spans)
@@ -109,7 +127,8 @@ def main():
     t = time.time()
     with concurrent.futures.ThreadPoolExecutor(4) as ex:
         list(ex.map(post, [bodies[i::4] for i in range(4)]))
-    p.send_signal(2)
+    # GNU time does not pass signals on: SIGINT goes to collect itself.
+    subprocess.run(["pkill", "-INT", "-P", str(p.pid)], check=True)
     out, err = p.communicate(timeout=600)
     secs = time.time() - t
     rss = int(err.strip().splitlines()[-1]) / 1024
@@ -121,7 +140,7 @@ def main():
         f"## {datetime.date.today()} — OTLP import and collect: {os.cpu_count()} cores",
         "",
         f"`python3 benches/otlp.py --copies {a.copies}` (release build): the captured pydantic-ai + "
-        f"fastmcp spans copied {a.copies} times ({len(bodies)} requests, {spans} spans, "
+        f"fastmcp spans copied {a.copies} times with fresh trace, span and conversation ids ({len(bodies)} requests, {spans} spans, "
         f"{steps_import} steps, the same from both).",
         "",
         "| path | spans | wall | spans/s | peak RSS |",
