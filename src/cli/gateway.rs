@@ -59,6 +59,12 @@ pub struct Args {
     #[arg(long, value_name = "TOOL=RANGE", value_parser = parse_range)]
     client_range: Vec<(String, String)>,
 
+    /// Re-read the server's tools/list every SECS seconds, for servers that change their
+    /// schemas without sending list_changed (the new schemas are judged and checked as
+    /// after list_changed).
+    #[arg(long, value_name = "SECS")]
+    relist_every: Option<f64>,
+
     /// Seconds a request may wait for the server; each progress notification for it
     /// starts the wait again.
     #[arg(long, default_value_t = 60.0, value_name = "SECS")]
@@ -172,6 +178,9 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         strict: !args.allow_unknown_params,
         quiet: args.quiet,
         client_ranges: args.client_range,
+        relist_every: args
+            .relist_every
+            .map(|s| Duration::from_secs_f64(s.max(0.05))),
     };
     let summary = serve(cfg, tokio::io::stdin(), tokio::io::stdout()).await?;
     if !args.quiet {

@@ -62,6 +62,9 @@ pub struct Config {
     /// `(TOOL or *, RANGE)`: the versions this client was built for (seed 002's
     /// `supported_schema_version`), checked on every tools/list.
     pub client_ranges: Vec<(String, String)>,
+    /// Re-read the server's tools this often, for servers that change their schemas
+    /// without sending list_changed.
+    pub relist_every: Option<Duration>,
 }
 
 /// What a session did, for the exit message.
@@ -925,6 +928,27 @@ where
                "pin": shared.cfg.pin.as_ref().map(|p| p.source.clone())}),
         None,
     );
+    // A server that changes its tools without list_changed is caught by re-listing.
+    let relister = shared.cfg.relist_every.map(|every| {
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            tick.tick().await;
+            loop {
+                tick.tick().await;
+                let (ready, busy) = {
+                    let st = shared.lock_state();
+                    (
+                        st.guard.ready,
+                        st.listing || st.dead.is_some() || st.closing,
+                    )
+                };
+                if ready && !busy {
+                    shared.list_tools(None);
+                }
+            }
+        })
+    });
     let from_server = {
         let shared = Arc::clone(&shared);
         tokio::spawn(async move {
@@ -986,6 +1010,9 @@ where
     }
     // The agent is done: close the server's stdin, give it a moment, then stop it.
     shared.lock_state().closing = true;
+    if let Some(r) = relister {
+        r.abort();
+    }
     shared
         .to_server
         .lock()

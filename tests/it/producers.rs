@@ -994,3 +994,30 @@ fn gateway_refuses_tools_outside_the_clients_version_range() {
     assert_eq!(new[0], direct[0]);
     assert_eq!(new[0]["is_error"], false);
 }
+
+#[test]
+fn gateway_relists_a_server_that_changes_without_telling() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The same rename with no list_changed: --relist-every finds it before the next call.
+    let calls = r#"[{"tool":"release","arguments":{}},{"sleep":1.5},{"tool":"search","arguments":{"query":"refund"}}]"#;
+    let (_, through, out) = through_gateway_with(
+        tmp.path(),
+        "producers",
+        "fastmcp_client.py",
+        "silent_server.py",
+        calls,
+        &["--relist-every", "0.3"],
+    );
+    assert_eq!(through[0]["is_error"], false, "{through:?}");
+    assert_eq!(
+        through[1]["text"],
+        "Schema mismatch: expected parameter 'search_query', found 'query'. Tool blocked. One retry allowed: call 'search' again with arguments that match its current inputSchema."
+    );
+    let msgs = std::fs::read_to_string(
+        files(&out.join("gateway"), ".messages.jsonl")
+            .pop()
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(!msgs.contains("list_changed"), "the server said nothing");
+}

@@ -1,7 +1,10 @@
 """A real fastmcp 4 server whose tool changes under the agent, as in seed 002: `search`
 takes `query` until `release` is called, which re-registers it with `search_query`
-(the rename) and tells the client with notifications/tools/list_changed. The new version
+(the rename) and tells the client with notifications/tools/list_changed (or, with
+GC_SILENT=1, tells no one). The new version
 ignores what it does not know and answers an empty result: the seed's silent failure."""
+
+import os
 
 from fastmcp import FastMCP
 from fastmcp.server.context import Context
@@ -28,7 +31,9 @@ async def release(ctx: Context) -> dict:
     """Roll out the new version of `search`."""
     mcp.local_provider.remove_tool("search")
     mcp.tool(search_v2, name="search")
-    await ctx.send_notification(types.ToolListChangedNotification())
+    # GC_SILENT=1: a server that changes its schema without telling anyone.
+    if not os.environ.get("GC_SILENT"):
+        await ctx.send_notification(types.ToolListChangedNotification())
     return {"released": "search v2"}
 
 

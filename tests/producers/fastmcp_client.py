@@ -1,6 +1,6 @@
 """fastmcp 4's client (2026-07-28 by default: `server/discover`, no `initialize`) over
 stdio to the command after `--` (the gateway, or a server directly). Lists the tools and
-plays the calls given as JSON on argv[1] ([{"tool", "arguments"}]); prints one JSON line
+plays the calls given as JSON on argv[1] ([{"tool", "arguments"}], or {"sleep": SECS}); prints one JSON line
 per call: {"tool", "is_error", "structured", "text"}, then {"server", "protocol", "tools"}."""
 
 import asyncio
@@ -20,6 +20,9 @@ async def main():
     async with client:
         tools = await client.list_tools()
         for c in calls:
+            if "sleep" in c:
+                await asyncio.sleep(c["sleep"])
+                continue
             res = await client.call_tool(c["tool"], c["arguments"], raise_on_error=False)
             text = "\n".join(getattr(b, "text", "") for b in res.content)
             print(json.dumps({"tool": c["tool"], "is_error": bool(res.is_error),
