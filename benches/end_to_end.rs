@@ -36,6 +36,7 @@ async fn label_and_report(data: &Path, out: &Path) -> usize {
     .await
     .unwrap();
     let opts = chunks::Options {
+        allow_empty: true,
         chunk_steps: 250_000,
         oracle: None,
     };

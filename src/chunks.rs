@@ -101,6 +101,9 @@ pub struct Options {
     pub chunk_steps: u64,
     /// The policy oracle to run over each chunk's calls: command and timeout per call.
     pub oracle: Option<(String, Duration)>,
+    /// Write the (empty) label files when there is no task; else that is an error and
+    /// nothing is written (earlier outputs stay).
+    pub allow_empty: bool,
 }
 
 /// What a labeling run did.
@@ -197,6 +200,11 @@ pub async fn write_labels(
         }
     }
     done.tasks = out.rows;
+    if done.tasks == 0 && !opts.allow_empty {
+        // Dropped unfinished: its temporary files go, the previous outputs stay.
+        drop(out);
+        return Err(Error::Input(session.nothing_to_label()));
+    }
     out.finish()?;
     Ok(done)
 }

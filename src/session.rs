@@ -226,6 +226,34 @@ impl Session {
         Ok(session)
     }
 
+    /// Why a labeling found no task, in one sentence: what was looked for, where.
+    pub fn nothing_to_label(&self) -> String {
+        let find = |name: &str| self.sources.iter().find(|s| s.spec.name == name);
+        let (steps, cases) = (find("steps"), find("cases"));
+        if let Some(s) = steps.filter(|s| s.files.is_empty()) {
+            return format!(
+                "no task to label: no traces at {} (traces/*.jsonl or .parquet; --table steps=PATH \
+                 or --traces-from FORMAT=PATH name others); --allow-empty writes empty labels",
+                s.searched
+            );
+        }
+        if let Some(c) = cases.filter(|c| c.files.is_empty()) {
+            return format!(
+                "no task to label: no cases at {} (cases.jsonl or .parquet; --table cases=PATH names \
+                 another); --allow-empty writes empty labels",
+                c.searched
+            );
+        }
+        format!(
+            "no task to label: no step of the traces {} carries a case_id (a case's case_id on its \
+             steps, or a trace tied by `import --cases` through source_trace); --allow-empty writes \
+             empty labels",
+            steps
+                .map(|s| format!("at {}", s.searched))
+                .unwrap_or_else(|| "given by --traces-from".into())
+        )
+    }
+
     /// Registers the old version's tables (`old_catalog`, …) from another project folder.
     pub async fn register_old(&mut self, project: &str) -> Result<()> {
         let project = Location::parse(project)?;

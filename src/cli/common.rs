@@ -63,6 +63,10 @@ pub struct Output {
     /// No progress bar (it shows only on a terminal anyway) and no notes.
     #[arg(long, short)]
     pub quiet: bool,
+
+    /// Write empty outputs when there is nothing to label, instead of failing (exit 2).
+    #[arg(long)]
+    pub allow_empty: bool,
 }
 
 impl Output {
@@ -263,6 +267,7 @@ pub async fn write_labels(
                     std::time::Duration::from_secs_f64(oracle.policy_oracle_timeout.max(0.001)),
                 )
             }),
+            allow_empty: output.allow_empty,
         };
         let started = std::time::Instant::now();
         let on_chunk = |k: usize, n: usize, labeled: u64| {
@@ -290,8 +295,12 @@ pub async fn write_labels(
             })
     };
     bar.finish_and_clear();
-    finish(&session, out, false)?;
-    result.context("labeling failed")
+    finish(&session, out, output.quiet)?;
+    let tasks = result?;
+    if tasks == 0 && !output.allow_empty {
+        anyhow::bail!(session.nothing_to_label());
+    }
+    Ok(tasks)
 }
 
 /// A cluster's labels, written here as they arrive.

@@ -326,3 +326,82 @@ fn a_failed_label_run_leaves_nothing_behind() {
         assert!(left.is_empty(), "--chunk-steps {steps}: {left:?}");
     }
 }
+
+#[test]
+fn label_and_report_with_nothing_to_label_fail_and_leave_earlier_outputs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let o = out.to_str().unwrap();
+    // A wrong --data: no traces there.
+    let missing = tmp.path().join("no-such-project");
+    for verb in ["label", "report"] {
+        let r = crate::support::run(
+            &crate::support::root(),
+            &[verb, "--data", missing.to_str().unwrap(), "--out", o, "-q"],
+        );
+        assert_eq!(r.code, 2, "{verb}: {}", r.stderr);
+        assert_eq!(
+            r.stderr,
+            format!(
+                "error: no task to label: no traces at {}/traces (traces/*.jsonl or .parquet; --table steps=PATH or --traces-from FORMAT=PATH name others); --allow-empty writes empty labels\n",
+                missing.display()
+            ),
+            "{verb}"
+        );
+        assert!(!out.join("labels.jsonl").exists(), "{verb}");
+    }
+    // Traces without a case_id: labels from an earlier run stay as they were.
+    let proj = tmp.path().join("proj");
+    std::fs::create_dir_all(proj.join("traces")).unwrap();
+    std::fs::copy(
+        crate::support::demo().join("cases.jsonl"),
+        proj.join("cases.jsonl"),
+    )
+    .unwrap();
+    std::fs::write(
+        proj.join("traces/t.jsonl"),
+        "{\"run_id\":\"r\",\"server\":\"s\",\"trace_id\":\"t\",\"step\":1,\"kind\":\"user\",\"text\":\"hi\"}\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("labels.jsonl"), "earlier\n").unwrap();
+    let r = crate::support::run(
+        &crate::support::root(),
+        &["label", "--data", proj.to_str().unwrap(), "--out", o, "-q"],
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("no task to label: no step of the traces at "),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("labels.jsonl")).unwrap(),
+        "earlier\n"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+    // --allow-empty: the script that wants empty outputs gets them.
+    let r = crate::support::run(
+        &crate::support::root(),
+        &[
+            "label",
+            "--data",
+            proj.to_str().unwrap(),
+            "--out",
+            o,
+            "-q",
+            "--allow-empty",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        std::fs::read_to_string(out.join("labels.jsonl")).unwrap(),
+        ""
+    );
+}
