@@ -428,3 +428,31 @@ fn docs_functions_md_is_generated_and_every_function_has_an_slt_file() {
         );
     }
 }
+
+#[test]
+fn a_closed_pipe_ends_every_printing_verb_quietly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let o = out.to_str().unwrap();
+    for args in [
+        vec!["functions"],
+        vec!["drift", "--rules"],
+        vec!["tables", "--markdown"],
+        vec!["report", "-q", "--out", o],
+        vec!["label", "-q", "--out", o],
+        vec!["sql", "SELECT * FROM steps"],
+    ] {
+        let mut child = crate::support::cmd(&crate::support::root())
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader goes away before the verb prints anything.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
