@@ -23,7 +23,8 @@ fn captured(dir: &str, files: &[&str]) -> Vec<String> {
         .collect()
 }
 
-fn import(format: &str, inputs: &[String], extra: &[&str], out: &Path) -> String {
+/// `groundcheck import FORMAT INPUTS… EXTRA… --out OUT`, which must succeed; its stdout.
+pub fn import(format: &str, inputs: &[String], extra: &[&str], out: &Path) -> String {
     let mut args: Vec<&str> = vec!["import", format];
     args.extend(inputs.iter().map(String::as_str));
     args.extend(extra);

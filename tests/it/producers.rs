@@ -293,19 +293,11 @@ fn pydantic_ai_genai_spans_from_files_and_over_otlp_http() {
     // Files: the agent's and both servers' spans, protobuf (length-prefixed, as the
     // Collector writes) and OTLP JSON lines. One call per logical call, not four.
     let mut inputs = files(d, ".pb");
-    let out = ok(
-        &root(),
-        &[
-            &["import", "otlp"][..],
-            &inputs.iter().map(String::as_str).collect::<Vec<_>>(),
-            &[
-                "--cases",
-                proj.join("cases.jsonl").to_str().unwrap(),
-                "--out",
-                d.join("imp").to_str().unwrap(),
-            ],
-        ]
-        .concat(),
+    let out = crate::import::import(
+        "otlp",
+        &inputs,
+        &["--cases", proj.join("cases.jsonl").to_str().unwrap()],
+        &d.join("imp"),
     );
     assert!(
         out.contains(" tool span(s) merged into 6 call(s), 9 model call(s), "),
@@ -322,19 +314,11 @@ fn pydantic_ai_genai_spans_from_files_and_over_otlp_http() {
     let c = &ids["generic-bad-query"];
     assert!(from_pb.contains(&format!("generic-warehouse,{c},4,tool_result,,call_c1,run_sql,,\"\"\"Error calling tool 'run_sql': syntax error at or near 'SELEC'\"\"\",true,false,")), "{from_pb}");
     inputs = files(d, ".jsonl");
-    ok(
-        &root(),
-        &[
-            &["import", "otlp"][..],
-            &inputs.iter().map(String::as_str).collect::<Vec<_>>(),
-            &[
-                "--cases",
-                proj.join("cases.jsonl").to_str().unwrap(),
-                "--out",
-                d.join("imp-json").to_str().unwrap(),
-            ],
-        ]
-        .concat(),
+    crate::import::import(
+        "otlp",
+        &inputs,
+        &["--cases", proj.join("cases.jsonl").to_str().unwrap()],
+        &d.join("imp-json"),
     );
     assert_eq!(
         steps(&proj, &d.join("imp-json/traces/otlp.parquet")),
@@ -413,18 +397,12 @@ fn openinference_pydantic_ai_spans_and_every_phoenix_export() {
     let a = &ids["generic-emea-active"];
     let proj = project(d, a);
     let pb = files(d, ".pb");
-    let mut args = vec![
-        "--out".to_string(),
-        d.join("imp").display().to_string(),
-        "--cases".into(),
-        proj.join("cases.jsonl").display().to_string(),
-    ];
-    args.splice(0..0, pb.iter().cloned());
-    let mut full = vec!["import".to_string(), "otlp".into()];
-    full.extend(args);
-    ok(
-        &root(),
-        &full.iter().map(String::as_str).collect::<Vec<_>>(),
+    let cases = proj.join("cases.jsonl");
+    crate::import::import(
+        "otlp",
+        &pb,
+        &["--cases", cases.to_str().unwrap()],
+        &d.join("imp"),
     );
     let reference = steps(&proj, &d.join("imp/traces"));
     check_server_a_steps(&reference, a, true);
@@ -487,17 +465,12 @@ fn openai_agents_with_openinference() {
     );
     let a = &ids["generic-emea-active"];
     let proj = project(d, a);
-    let mut args: Vec<String> = vec!["import".into(), "otlp".into()];
-    args.extend(files(d, ".pb"));
-    args.extend([
-        "--cases".into(),
-        proj.join("cases.jsonl").display().to_string(),
-        "--out".into(),
-        d.join("imp").display().to_string(),
-    ]);
-    let out = ok(
-        &root(),
-        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    let cases = proj.join("cases.jsonl");
+    let out = crate::import::import(
+        "otlp",
+        &files(d, ".pb"),
+        &["--cases", cases.to_str().unwrap()],
+        &d.join("imp"),
     );
     assert!(
         out.contains("merged into 6 call(s), 9 model call(s)"),
@@ -530,13 +503,7 @@ fn official_mcp_sdk_client_with_openllmetry() {
         &["--spans-file", d.join("agent").to_str().unwrap()],
         &[],
     );
-    let mut args: Vec<String> = vec!["import".into(), "otlp".into()];
-    args.extend(files(d, ".jsonl"));
-    args.extend(["--out".into(), d.join("imp").display().to_string()]);
-    let out = ok(
-        &root(),
-        &args.iter().map(String::as_str).collect::<Vec<_>>(),
-    );
+    let out = crate::import::import("otlp", &files(d, ".jsonl"), &[], &d.join("imp"));
     // Client and server spans of each call are one call; no model spans (no model ran).
     assert!(
         out.contains("merged into 6 call(s), 0 model call(s)"),
