@@ -166,6 +166,7 @@ pub async fn write_labels(
             .prefix(".groundcheck-chunks-")
             .tempdir_in(dir)
             .map_err(|e| Error::io(dir.display(), e))?;
+        crate::output::track_temporary(tmp.path());
         for t in &session.chunk_tables {
             split(ctx, t, n, tmp.path()).await?;
         }

@@ -31,7 +31,22 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match runtime.block_on(cli::run(args)) {
+    // SIGINT and SIGTERM stop a verb at once: its temporary files and chunk folders are
+    // removed, earlier outputs stay, exit 130 / 143. The long-running servers (gateway,
+    // collect, scheduler, executor) end their sessions on those signals themselves.
+    if !matches!(
+        verb.as_str(),
+        "gateway" | "collect" | "scheduler" | "executor" | "run"
+    ) {
+        runtime.spawn(interrupted());
+    }
+    let result = runtime.block_on(cli::run(args));
+    // Interrupted: the verb may have failed on its removed temporaries; the signal's task
+    // sweeps and exits with the signal's code.
+    while STOPPING.load(std::sync::atomic::Ordering::SeqCst) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    match result {
         Ok(code) => code,
         Err(e) => {
             if let Some(gc) = e.downcast_ref::<groundcheck::Error>()
@@ -63,4 +78,36 @@ fn quiet_on_closed_pipe() {
         }
         default(info)
     }));
+}
+
+/// Set once a signal stopped the verb.
+static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+async fn interrupted() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut int), Ok(mut term)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return;
+    };
+    let (code, name) = tokio::select! {
+        _ = int.recv() => (130, "SIGINT"),
+        _ = term.recv() => (143, "SIGTERM"),
+    };
+    STOPPING.store(true, std::sync::atomic::Ordering::SeqCst);
+    // The verb's threads go on writing until the exit: sweep until a pass finds nothing.
+    let mut n = 0;
+    for _ in 0..20 {
+        let k = groundcheck::output::remove_temporaries();
+        n += k;
+        if k == 0 && n > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    eprintln!(
+        "groundcheck: stopped by {name}; {n} temporary file(s) removed, earlier outputs left as they were"
+    );
+    std::process::exit(code);
 }

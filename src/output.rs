@@ -17,12 +17,43 @@ use parquet::file::properties::WriterProperties;
 use crate::error::{Error, Result};
 
 /// A name beside `path` that listings skip (leading `.`) and that no other process uses.
+/// It is remembered, so that an interrupted run can remove what it left (`remove_temporaries`).
 pub fn temp_name(path: &Path) -> PathBuf {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    track_temporary(&tmp);
+    tmp
+}
+
+/// Temporary files and folders this process made (most are renamed into place, or removed,
+/// long before the end; removing one that is gone is a no-op).
+static TEMPORARIES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Remembers a temporary file or folder for `remove_temporaries`.
+pub fn track_temporary(path: &Path) {
+    let mut t = TEMPORARIES.lock().unwrap_or_else(|p| p.into_inner());
+    if !t.iter().any(|p| p == path) {
+        t.push(path.to_path_buf());
+    }
+}
+
+/// Removes every temporary file and folder this process made that is still there: an
+/// interrupted run (SIGINT, SIGTERM) leaves its earlier outputs and no half files behind.
+pub fn remove_temporaries() -> usize {
+    let t = TEMPORARIES.lock().unwrap_or_else(|p| p.into_inner());
+    let mut removed = 0;
+    for p in t.iter() {
+        let gone = if p.is_dir() {
+            std::fs::remove_dir_all(p)
+        } else {
+            std::fs::remove_file(p)
+        };
+        removed += usize::from(gone.is_ok());
+    }
+    removed
 }
 
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {

@@ -405,3 +405,77 @@ fn label_and_report_with_nothing_to_label_fail_and_leave_earlier_outputs() {
         ""
     );
 }
+
+#[test]
+fn sigint_and_sigterm_stop_a_report_and_leave_no_temporaries() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("gen");
+    crate::support::ok(
+        &crate::support::root(),
+        &[
+            "gen",
+            "--tasks",
+            "6000",
+            "--seed",
+            "1",
+            "--out",
+            data.to_str().unwrap(),
+        ],
+    );
+    for (signal, code) in [(libc::SIGTERM, 143), (libc::SIGINT, 130)] {
+        let out = tmp.path().join(format!("out-{signal}"));
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("labels.jsonl"), "earlier\n").unwrap();
+        // Small chunks: a chunk folder exists for most of the run.
+        let child = crate::support::cmd(&crate::support::root())
+            .args([
+                "report",
+                "--data",
+                data.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .args(["--chunk-steps", "2000", "-q"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let chunks = || {
+            std::fs::read_dir(&out)
+                .unwrap()
+                .filter_map(|e| e.ok())
+                .any(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .starts_with(".groundcheck-chunks-")
+                })
+        };
+        let mut seen = false;
+        for _ in 0..600 {
+            if chunks() {
+                seen = true;
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(seen, "the run made no chunk folder to interrupt");
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let done = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert_eq!(done.status.code(), Some(code), "{stderr}");
+        assert!(
+            stderr.contains("temporary file(s) removed, earlier outputs left as they were"),
+            "{stderr}"
+        );
+        let left: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left, vec!["labels.jsonl".to_string()], "signal {signal}");
+        assert_eq!(
+            std::fs::read_to_string(out.join("labels.jsonl")).unwrap(),
+            "earlier\n"
+        );
+    }
+}
