@@ -25,7 +25,7 @@ use prost::Message;
 /// or JSON, gzip or not) and OTLP/gRPC, and write them as the `steps` table as traces
 /// complete: OUT/traces/collect-*.parquet, one file per batch of finished traces (a trace
 /// is finished when no span of it came for --idle seconds; SIGINT or SIGTERM writes
-/// everything held and stops). Every request is also kept as received in
+/// everything held and stops). Every request is also kept, as protobuf, in
 /// OUT/collect/spans-*.otlp.pb (`import otlp` reads it). Point an agent at it with
 /// `OTEL_EXPORTER_OTLP_ENDPOINT=http://ADDRESS`. Exit 0 when it stopped having received
 /// spans, 2 when it received none.
@@ -90,7 +90,9 @@ async fn traces(State(c): State<Arc<Collector>>, headers: HeaderMap, body: Bytes
             return (StatusCode::BAD_REQUEST, why).into_response();
         }
     };
-    if let Err(e) = c.accept(req) {
+    // A plain protobuf body is archived as it came (no second encoding).
+    let raw = (!json && !gzip && !body.starts_with(&[0x1f, 0x8b])).then_some(&body[..]);
+    if let Err(e) = c.accept(req, raw) {
         eprintln!("collect: {e}");
         // The exporter retries on 503; the archive could not be written.
         return (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response();
@@ -115,7 +117,7 @@ impl TraceService for Grpc {
         request: tonic::Request<ExportTraceServiceRequest>,
     ) -> Result<tonic::Response<ExportTraceServiceResponse>, tonic::Status> {
         self.0
-            .accept(request.into_inner())
+            .accept(request.into_inner(), None)
             .map_err(|e| tonic::Status::unavailable(e.to_string()))?;
         Ok(tonic::Response::new(ExportTraceServiceResponse::default()))
     }

@@ -164,17 +164,12 @@ fn rpc_error(id: &Value, code: i64, message: String) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
-/// Where a result says how fresh it is.
-fn as_of(result: &Value) -> Option<String> {
-    [
-        "/_meta/as_of",
-        "/_meta/groundcheck~1as_of",
-        "/structuredContent/as_of",
-    ]
-    .iter()
-    .filter_map(|p| result.pointer(p))
-    .find_map(crate::import::parse_time)
-    .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
+/// Where a result says how fresh it is: the importers' rule (`_meta`, the structured
+/// result, its body), so the gateway's steps and `import mcp-log` of its log agree.
+fn as_of(result: &Value, value: &Value) -> Option<String> {
+    crate::import::spans::as_of_in(value, result.get("_meta"))
+        .or_else(|| crate::import::spans::as_of_in(result, None))
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
 }
 
 impl Shared {
@@ -827,11 +822,15 @@ impl Shared {
         }
         if let Some(c) = &p.call {
             let (is_error, result, as_of) = match (v.get("result"), v.get("error")) {
-                (Some(r), _) => (
-                    r.get("isError").and_then(Value::as_bool).unwrap_or(false),
-                    crate::canary::result_value(r),
-                    as_of(r),
-                ),
+                (Some(r), _) => {
+                    let value = crate::canary::result_value(r);
+                    let as_of = as_of(r, &value);
+                    (
+                        r.get("isError").and_then(Value::as_bool).unwrap_or(false),
+                        value,
+                        as_of,
+                    )
+                }
                 (None, Some(e)) => (true, json!({"error": e}), None),
                 (None, None) => (true, json!({"error": "no result"}), None),
             };

@@ -130,9 +130,13 @@ impl Collector {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Takes one export request: archived as protobuf, its spans held per trace.
-    pub fn accept(&self, req: ExportTraceServiceRequest) -> Result<usize> {
-        let bytes = req.encode_to_vec();
+    /// Takes one export request: archived as protobuf (`raw`, the body as received, when
+    /// it was protobuf already; JSON requests are encoded), its spans held per trace.
+    pub fn accept(&self, req: ExportTraceServiceRequest, raw: Option<&[u8]>) -> Result<usize> {
+        let bytes = match raw {
+            Some(b) => b.to_vec(),
+            None => req.encode_to_vec(),
+        };
         let mut spans = Vec::new();
         super::otlp::spans_of(req, &mut spans);
         let mut st = self.lock();

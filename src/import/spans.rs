@@ -284,11 +284,13 @@ fn content_text(v: &Value) -> Option<Value> {
     })
 }
 
-/// `as_of` wherever real servers put it: the result's `_meta`, the result body, its
-/// structured content.
+/// `as_of` wherever real servers put it: the result's `_meta` (`as_of`, or our
+/// `groundcheck/as_of`), the result body, its structured content. The importers and the
+/// gateway read it here.
 pub fn as_of_in(result: &Value, meta: Option<&Value>) -> Option<DateTime<Utc>> {
     let at = |v: Option<&Value>, k: &str| v.and_then(|v| v.get(k)).and_then(parse_time);
     at(meta, "as_of")
+        .or_else(|| at(meta, "groundcheck/as_of"))
         .or_else(|| at(result.get("_meta"), "as_of"))
         .or_else(|| at(Some(result), "as_of"))
         .or_else(|| at(result.get("structuredContent"), "as_of"))
@@ -329,8 +331,6 @@ pub struct Counts {
     pub tool_spans: usize,
     pub calls: usize,
     pub model_spans: usize,
-    pub conversations: usize,
-    pub with_case: usize,
     /// Span names (their first word) skipped, with counts.
     pub skipped: BTreeMap<String, usize>,
     /// Attribute keys seen, for the message when nothing could be used.
@@ -529,10 +529,6 @@ pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<St
             as_user: as_user.clone(),
             ..Step::default()
         };
-        out.counts.conversations += 1;
-        if case_id.is_some() {
-            out.counts.with_case += 1;
-        }
         let mut call_groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         let mut model_groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         for &i in &conv.spans {

@@ -67,11 +67,7 @@ async def main():
             args=[__file__, "--serve", conv["server"], "--seed", f"{args.seed}-{conv['name']}"],
             env=dict(os.environ),
         )
-        # The application's end user, as the OTel convention names it.
-        attrs = {"enduser.id": scenarios.USER}
-        if conv.get("case_attr"):
-            attrs["groundcheck.case_id"] = conv["case_attr"]
-        with tracer.start_as_current_span("handle question", attributes=attrs) as root:
+        with tracer.start_as_current_span("handle question", attributes=scenarios.root_attributes(conv)) as root:
             trace_id = format(root.get_span_context().trace_id, "032x")
             async with stdio_client(params) as (r, w):
                 async with ClientSession(r, w) as session:

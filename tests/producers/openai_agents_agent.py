@@ -72,11 +72,7 @@ async def main():
             },
             name=conv["server"],
         )
-        # The application's end user, as the OTel convention names it.
-        attrs = {"enduser.id": scenarios.USER}
-        if conv.get("case_attr"):
-            attrs["groundcheck.case_id"] = conv["case_attr"]
-        with tracer.start_as_current_span("handle question", attributes=attrs) as root:
+        with tracer.start_as_current_span("handle question", attributes=scenarios.root_attributes(conv)) as root:
             trace_id = format(root.get_span_context().trace_id, "032x")
             async with server:
                 agent = Agent(

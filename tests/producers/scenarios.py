@@ -58,3 +58,13 @@ CONVERSATIONS = [
         ],
     },
 ]
+
+
+def root_attributes(conv):
+    """The attributes of the application's own root span for one conversation: its end
+    user, as the OTel convention names it, and the documented case tie when the scenario
+    uses it."""
+    attrs = {"enduser.id": USER}
+    if conv.get("case_attr"):
+        attrs["groundcheck.case_id"] = conv["case_attr"]
+    return attrs
