@@ -102,6 +102,29 @@ pub struct Args {
     #[arg(long, default_value = "out")]
     out: PathBuf,
 
+    /// Serve agents over streamable HTTP at ADDR (e.g. 127.0.0.1:8931; port 0 picks one)
+    /// instead of stdio: endpoint http://ADDR/mcp, one gateway session (server
+    /// connection, trace) per agent session, the stateless 2026-07-28 agents sharing one.
+    /// The address is printed on stderr; SIGINT/SIGTERM ends every session and exits.
+    #[arg(long, value_name = "ADDR")]
+    listen: Option<String>,
+
+    /// With --listen: end a session (and its server) that no agent used for SECS.
+    #[arg(
+        long,
+        default_value_t = 900.0,
+        value_name = "SECS",
+        requires = "listen"
+    )]
+    session_idle: f64,
+
+    /// With --listen: close a request's SSE stream after SECS without its answer, with a
+    /// retry hint; the agent resumes it with Last-Event-ID (2025-11-25's SSE polling, for
+    /// proxies that cut long responses). Not done on 2026-07-28 streams, where closing a
+    /// stream cancels its request.
+    #[arg(long, value_name = "SECS", requires = "listen")]
+    sse_retry: Option<f64>,
+
     /// Do not print drift, disabled tools and server failures on stderr (they are still
     /// in the events file).
     #[arg(long, short)]
@@ -182,29 +205,41 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             .relist_every
             .map(|s| Duration::from_secs_f64(s.max(0.05))),
     };
+    if let Some(addr) = &args.listen {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("--listen {addr}: cannot listen there"))?;
+        let local = listener.local_addr()?;
+        // Printed even with --quiet: with port 0 it is the only way to learn the port.
+        eprintln!("groundcheck gateway: listening on http://{local}/mcp");
+        let idle = Duration::from_secs_f64(args.session_idle.max(0.1));
+        let served = groundcheck::gateway::http::listen(
+            cfg,
+            listener,
+            idle,
+            args.sse_retry.map(|s| Duration::from_secs_f64(s.max(0.01))),
+            std::future::pending(),
+        )
+        .await?;
+        let mut code = 0;
+        for s in &served.sessions {
+            if !args.quiet {
+                print_summary(s);
+            }
+            code |= i32::from(!s.disabled.is_empty() || !s.blocked.is_empty());
+        }
+        if !args.quiet {
+            eprintln!(
+                "groundcheck gateway: {} session(s) served on http://{local}/mcp, {} stream(s) resumed",
+                served.sessions.len(),
+                served.resumed
+            );
+        }
+        std::process::exit(code);
+    }
     let summary = serve(cfg, tokio::io::stdin(), tokio::io::stdout()).await?;
     if !args.quiet {
-        eprintln!(
-            "groundcheck gateway: {} call(s), {} refused, {} timed out{}{}; trace {}",
-            summary.calls,
-            summary.refused,
-            summary.timeouts,
-            if summary.disabled.is_empty() {
-                String::new()
-            } else {
-                format!(", disabled: {}", summary.disabled.join(", "))
-            },
-            summary
-                .upstream_closed
-                .as_ref()
-                .map(|w| format!(", {w}"))
-                .unwrap_or_default(),
-            summary
-                .trace
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default()
-        );
+        print_summary(&summary);
     }
     // tokio's stdin reads on a blocking thread that a runtime shutdown would wait for
     // until the agent writes or closes: after a signal, leave now (records are done).
@@ -214,4 +249,28 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     // mismatches (docs/gateway.md): a CI job running an agent through the gateway fails.
     let code = i32::from(!summary.disabled.is_empty() || !summary.blocked.is_empty());
     std::process::exit(code);
+}
+
+fn print_summary(summary: &groundcheck::gateway::Summary) {
+    eprintln!(
+        "groundcheck gateway: {} call(s), {} refused, {} timed out{}{}; trace {}",
+        summary.calls,
+        summary.refused,
+        summary.timeouts,
+        if summary.disabled.is_empty() {
+            String::new()
+        } else {
+            format!(", disabled: {}", summary.disabled.join(", "))
+        },
+        summary
+            .upstream_closed
+            .as_ref()
+            .map(|w| format!(", {w}"))
+            .unwrap_or_default(),
+        summary
+            .trace
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default()
+    );
 }

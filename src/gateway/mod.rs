@@ -15,6 +15,7 @@
 //! passed on.
 
 pub mod guard;
+pub mod http;
 pub mod record;
 pub mod upstream;
 
@@ -45,6 +46,7 @@ pub enum OnBlock {
     Hide,
 }
 
+#[derive(Clone)]
 pub struct Config {
     /// `stdio:CMD` or an http(s) URL.
     pub upstream: String,
@@ -85,6 +87,7 @@ const OWN_PREFIX: &str = "groundcheck-gateway-";
 struct Call {
     tool: String,
     call_id: String,
+    arguments: Value,
 }
 
 struct Pending {
@@ -122,6 +125,9 @@ struct State {
 }
 
 /// `_meta` keys of the 2026-07-28 request envelope the gateway repeats on its own requests.
+/// The 2026-07-28 `_meta` key that ties a change notification to its listen request.
+const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
 const ENVELOPE: &[&str] = &[
     "io.modelcontextprotocol/protocolVersion",
     "io.modelcontextprotocol/clientInfo",
@@ -162,6 +168,41 @@ fn id_text(id: &Value) -> String {
 
 fn rpc_error(id: &Value, code: i64, message: String) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+/// A successful tools/call answer with nothing in it: no content, or only empty text,
+/// and a structured result (if any) whose every value is empty, zero or false.
+fn looks_empty(v: &Value) -> bool {
+    fn empty(v: &Value) -> bool {
+        match v {
+            Value::Null | Value::Bool(false) => true,
+            Value::String(s) => s.trim().is_empty(),
+            Value::Number(n) => n.as_f64() == Some(0.0),
+            Value::Array(a) => a.is_empty(),
+            Value::Object(o) => o.values().all(empty),
+            Value::Bool(true) => false,
+        }
+    }
+    let Some(r) = v.get("result") else {
+        return false;
+    };
+    if r.get("isError").and_then(Value::as_bool) == Some(true) {
+        return false;
+    }
+    if let Some(s) = r.get("structuredContent").filter(|s| !s.is_null()) {
+        return empty(s);
+    }
+    r.get("content")
+        .and_then(Value::as_array)
+        .is_none_or(|blocks| {
+            blocks.iter().all(|b| {
+                b.get("type").and_then(Value::as_str) == Some("text")
+                    && b.get("text").and_then(Value::as_str).is_none_or(|t| {
+                        let t = t.trim();
+                        t.is_empty() || serde_json::from_str::<Value>(t).is_ok_and(|j| empty(&j))
+                    })
+            })
+        })
 }
 
 /// Where a result says how fresh it is: the importers' rule (`_meta`, the structured
@@ -566,62 +607,17 @@ impl Shared {
             self.lock_state().summary.calls += 1;
             let verdict = self.lock_state().guard.check(&tool, &arguments);
             if let Verdict::Refuse(r) = verdict {
-                let mut result =
-                    json!({"content": [{"type": "text", "text": r.text}], "isError": true});
-                // 2026-07-28 results must say what they are (clients refuse them otherwise).
-                if self.lock_state().envelope.is_some() {
-                    result["resultType"] = json!("complete");
-                }
-                self.step(
-                    "tool_result",
-                    &now(),
-                    json!({"call_id": call_id, "tool": tool, "is_error": true, "result": r.text}),
-                );
-                let warn = r.disabled_now.then(|| {
-                    format!(
-                        "tool '{tool}' disabled for this session after {} schema mismatches: {}",
-                        guard::STRIKES,
-                        r.violations.join("; ")
-                    )
-                });
-                {
-                    let mut st = self.lock_state();
-                    st.summary.refused += 1;
-                    if r.disabled_now {
-                        st.summary.disabled.push(tool.clone());
-                    }
-                }
-                self.event(
-                    "refused",
-                    json!({"id": id, "tool": tool, "reason": r.reason, "violations": r.violations,
-                           "arguments": arguments, "message": r.text}),
-                    None,
-                );
-                if r.disabled_now {
-                    self.event(
-                        "tool_disabled",
-                        json!({"tool": tool, "violations": r.violations}),
-                        warn,
-                    );
-                }
-                // The client re-lists and no longer sees the disabled tool.
-                let tell = r.disabled_now;
                 // The request stays in the message log, marked, so that `import mcp-log`
                 // of the log has the refused call as the steps do.
                 self.log_unsent(&v, "refused by the gateway");
-                self.send_agent(
-                    json!({"jsonrpc": "2.0", "id": id, "result": result}),
-                    "gateway",
-                );
-                if tell {
-                    self.send_agent(
-                        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
-                        "gateway",
-                    );
-                }
+                self.refuse(&id, &tool, &call_id, &arguments, r);
                 return;
             }
-            call = Some(Call { tool, call_id });
+            call = Some(Call {
+                tool,
+                call_id,
+                arguments,
+            });
         }
         let dead = self.lock_state().dead.clone();
         if let Some(why) = dead {
@@ -666,8 +662,132 @@ impl Shared {
         self.send_server(v);
     }
 
+    /// Answers a tools/call with the gateway's refusal (a tool error the model reads).
+    fn refuse(&self, id: &Value, tool: &str, call_id: &str, arguments: &Value, r: guard::Refusal) {
+        let mut result = json!({"content": [{"type": "text", "text": r.text}], "isError": true});
+        // 2026-07-28 results must say what they are (clients refuse them otherwise).
+        if self.lock_state().envelope.is_some() {
+            result["resultType"] = json!("complete");
+        }
+        self.step(
+            "tool_result",
+            &now(),
+            json!({"call_id": call_id, "tool": tool, "is_error": true, "result": r.text}),
+        );
+        let warn = r.disabled_now.then(|| {
+            format!(
+                "tool '{tool}' disabled for this session after {} schema mismatches: {}",
+                guard::STRIKES,
+                r.violations.join("; ")
+            )
+        });
+        {
+            let mut st = self.lock_state();
+            st.summary.refused += 1;
+            if r.disabled_now {
+                st.summary.disabled.push(tool.to_string());
+            }
+        }
+        self.event(
+            "refused",
+            json!({"id": id, "tool": tool, "reason": r.reason, "violations": r.violations,
+                   "arguments": arguments, "message": r.text}),
+            None,
+        );
+        if r.disabled_now {
+            self.event(
+                "tool_disabled",
+                json!({"tool": tool, "violations": r.violations}),
+                warn,
+            );
+        }
+        self.send_agent(
+            json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            "gateway",
+        );
+        // The client re-lists and no longer sees the disabled tool.
+        if r.disabled_now {
+            self.tell_list_changed();
+        }
+    }
+
+    /// `notifications/tools/list_changed` from the gateway. On 2026-07-28 change
+    /// notifications travel on the agent's open `subscriptions/listen` requests, each
+    /// stamped with that request's id; otherwise (or with none open) it is sent plain.
+    fn tell_list_changed(&self) {
+        let listens: Vec<Value> = {
+            let st = self.lock_state();
+            let mut ps: Vec<&Pending> = st
+                .pending
+                .values()
+                .filter(|p| p.method == "subscriptions/listen")
+                .collect();
+            ps.sort_by_key(|p| p.seq);
+            ps.into_iter().map(|p| p.id.clone()).collect()
+        };
+        if listens.is_empty() {
+            self.send_agent(
+                json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+                "gateway",
+            );
+        }
+        for id in listens {
+            self.send_agent(
+                json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+                       "params": {"_meta": {SUBSCRIPTION_ID: id}}}),
+                "gateway",
+            );
+        }
+    }
+
+    /// A tools/call answered with what looks like seed 002's silent default (an empty
+    /// result) is held while the tools are read again: if the schema changed so that the
+    /// call no longer fits, the agent gets the corrective error instead of the empty
+    /// result (the server's answer is kept in the events file); otherwise the answer
+    /// goes on as it came.
+    fn hold_empty(self: &Arc<Self>, p: Pending, v: Value) {
+        let generation = self.lock_state().generation;
+        if !self.lock_state().listing {
+            self.list_tools(None);
+        }
+        let me = Arc::clone(self);
+        let mut ready = self.ready.subscribe();
+        tokio::spawn(async move {
+            let fresh = ready.wait_for(|g| *g > generation);
+            let _ = tokio::time::timeout(me.cfg.call_timeout, fresh).await;
+            let call = p.call.as_ref().expect("held calls are tools/calls");
+            let verdict = me.lock_state().guard.check(&call.tool, &call.arguments);
+            match verdict {
+                Verdict::Refuse(r) => {
+                    me.event(
+                        "empty_result_replaced",
+                        json!({"id": p.id, "tool": call.tool, "server_answer": v,
+                               "violations": r.violations}),
+                        Some(format!(
+                            "tool '{}' answered an empty result to arguments its current \
+                             schema no longer takes: the agent got the corrective error",
+                            call.tool
+                        )),
+                    );
+                    let (id, tool, call_id, args) = (
+                        p.id.clone(),
+                        call.tool.clone(),
+                        call.call_id.clone(),
+                        call.arguments.clone(),
+                    );
+                    me.refuse(&id, &tool, &call_id, &args, r);
+                }
+                _ => {
+                    let mut v = v;
+                    me.answer(p, &mut v);
+                    me.send_agent(v, "server");
+                }
+            }
+        });
+    }
+
     /// A message from the server.
-    fn on_server_message(&self, mut v: Value) {
+    fn on_server_message(self: &Arc<Self>, mut v: Value) {
         let method = v.get("method").and_then(Value::as_str).map(str::to_string);
         let id = v.get("id").cloned().filter(|i| !i.is_null());
         match (method, id) {
@@ -679,6 +799,10 @@ impl Shared {
                 }
                 let p = self.lock_state().pending.remove(&k);
                 match p {
+                    Some(p) if p.call.is_some() && looks_empty(&v) => {
+                        self.hold_empty(p, v);
+                        return;
+                    }
                     Some(p) => self.answer(p, &mut v),
                     None if self.lock_state().answered.remove(&k) => {
                         self.event("late_response", json!({"id": id}), None);
@@ -877,12 +1001,25 @@ impl Shared {
     }
 }
 
-/// Runs one session: the agent on `input`/`output`, until the agent closes `input`.
-pub async fn serve<R, W>(cfg: Config, input: R, mut output: W) -> Result<Summary>
-where
-    R: AsyncRead + Unpin,
-    W: AsyncWrite + Unpin + Send + 'static,
-{
+/// What the agent sends a session.
+#[derive(Debug)]
+pub enum FromAgent {
+    Message(Value),
+    /// A line that is not JSON (answered with a parse error).
+    NotJson(String, String),
+}
+
+/// A running session: messages in from the agent, messages out to it (a `Null` marks the
+/// end), and the session itself, which ends when `input` is dropped.
+pub struct Session {
+    pub input: mpsc::UnboundedSender<FromAgent>,
+    pub output: mpsc::UnboundedReceiver<Value>,
+    pub done: tokio::task::JoinHandle<Result<Summary>>,
+}
+
+/// Starts one session with the server in `cfg.upstream`; the agent side is the caller's
+/// (stdio in `serve`, HTTP in `http`).
+pub fn start(cfg: Config) -> Result<Session> {
     let rec = Recorder::open(&cfg.out, cfg.identity.clone(), cfg.quiet)?;
     let steps = rec.steps_path().to_path_buf();
     let Upstream { tx, mut rx, stop } = match crate::snapshot::Source::parse(&cfg.upstream) {
@@ -895,19 +1032,8 @@ where
             )));
         }
     };
-    let (to_agent, mut agent_rx) = mpsc::unbounded_channel::<Value>();
-    let writer = tokio::spawn(async move {
-        while let Some(v) = agent_rx.recv().await {
-            if v.is_null() {
-                break; // the end-of-session marker
-            }
-            let mut line = v.to_string();
-            line.push('\n');
-            if output.write_all(line.as_bytes()).await.is_err() || output.flush().await.is_err() {
-                break;
-            }
-        }
-    });
+    let (to_agent, output) = mpsc::unbounded_channel::<Value>();
+    let (input, mut agent_rx) = mpsc::unbounded_channel::<FromAgent>();
     let (ready_tx, mut ready_rx) = watch::channel(0u64);
     let strict = cfg.strict;
     let shared = Arc::new(Shared {
@@ -969,6 +1095,108 @@ where
             }
         })
     };
+    let done = tokio::spawn(async move {
+        while let Some(item) = agent_rx.recv().await {
+            match item {
+                FromAgent::Message(Value::Array(batch)) => {
+                    for v in batch {
+                        shared.on_agent_message(v, &mut ready_rx).await;
+                    }
+                }
+                FromAgent::Message(v) => shared.on_agent_message(v, &mut ready_rx).await,
+                FromAgent::NotJson(line, e) => {
+                    shared.event("agent_not_json", json!({"line": line}), None);
+                    shared.send_agent(
+                        rpc_error(&Value::Null, -32700, format!("Parse error: {e}")),
+                        "gateway",
+                    );
+                }
+            }
+        }
+        shared.close(relister, from_server, stop, steps).await
+    });
+    Ok(Session {
+        input,
+        output,
+        done,
+    })
+}
+
+impl Shared {
+    /// The agent is done: close the server's stdin, give it a moment, then stop it; finish
+    /// the records.
+    async fn close(
+        self: Arc<Self>,
+        relister: Option<tokio::task::JoinHandle<()>>,
+        mut from_server: tokio::task::JoinHandle<()>,
+        stop: Option<tokio::sync::oneshot::Sender<()>>,
+        steps: PathBuf,
+    ) -> Result<Summary> {
+        self.lock_state().closing = true;
+        if let Some(r) = relister {
+            r.abort();
+        }
+        self.to_server
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if tokio::time::timeout(Duration::from_secs(3), &mut from_server)
+            .await
+            .is_err()
+        {
+            if let Some(stop) = stop {
+                let _ = stop.send(());
+            }
+            let _ = tokio::time::timeout(Duration::from_secs(3), &mut from_server).await;
+            from_server.abort();
+        }
+        let summary = {
+            let st = self.lock_state();
+            let mut s = st.summary.clone();
+            s.steps = steps;
+            s
+        };
+        let trace = self.lock_rec().finish()?;
+        self.event(
+            "closed",
+            json!({"calls": summary.calls, "refused": summary.refused,
+                   "disabled": summary.disabled, "timeouts": summary.timeouts,
+                   "trace": trace.display().to_string()}),
+            None,
+        );
+        // Everything queued for the agent before the marker is written first.
+        let _ = self.to_agent.send(Value::Null);
+        Ok(Summary {
+            trace: Some(trace),
+            ..summary
+        })
+    }
+}
+
+/// Runs one session: the agent on `input`/`output` (JSON-RPC lines), until the agent
+/// closes `input` or a SIGTERM/SIGINT arrives.
+pub async fn serve<R, W>(cfg: Config, input: R, mut output: W) -> Result<Summary>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let Session {
+        input: to_gateway,
+        output: mut agent_rx,
+        done,
+    } = start(cfg)?;
+    let writer = tokio::spawn(async move {
+        while let Some(v) = agent_rx.recv().await {
+            if v.is_null() {
+                break; // the end-of-session marker
+            }
+            let mut line = v.to_string();
+            line.push('\n');
+            if output.write_all(line.as_bytes()).await.is_err() || output.flush().await.is_err() {
+                break;
+            }
+        }
+    });
     let mut lines = BufReader::new(input).lines();
     // SIGTERM or SIGINT ends the session like a closed stdin: records finished, server
     // stopped.
@@ -984,70 +1212,25 @@ where
             Ok(Some(l)) => l,
             Ok(None) => break,
             Err(e) => {
-                shared.event("agent_read_failed", json!({"error": e.to_string()}), None);
+                eprintln!("groundcheck gateway: reading the agent's stdin failed: {e}");
                 break;
             }
         };
         if line.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<Value>(&line) {
-            Ok(Value::Array(batch)) => {
-                for v in batch {
-                    shared.on_agent_message(v, &mut ready_rx).await;
-                }
-            }
-            Ok(v) => shared.on_agent_message(v, &mut ready_rx).await,
-            Err(e) => {
-                shared.event("agent_not_json", json!({"line": line}), None);
-                shared.send_agent(
-                    rpc_error(&Value::Null, -32700, format!("Parse error: {e}")),
-                    "gateway",
-                );
-            }
+        let item = match serde_json::from_str::<Value>(&line) {
+            Ok(v) => FromAgent::Message(v),
+            Err(e) => FromAgent::NotJson(line, e.to_string()),
+        };
+        if to_gateway.send(item).is_err() {
+            break;
         }
     }
-    // The agent is done: close the server's stdin, give it a moment, then stop it.
-    shared.lock_state().closing = true;
-    if let Some(r) = relister {
-        r.abort();
-    }
-    shared
-        .to_server
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .take();
-    let mut from_server = from_server;
-    if tokio::time::timeout(Duration::from_secs(3), &mut from_server)
+    drop(to_gateway);
+    let summary = done
         .await
-        .is_err()
-    {
-        if let Some(stop) = stop {
-            let _ = stop.send(());
-        }
-        let _ = tokio::time::timeout(Duration::from_secs(3), &mut from_server).await;
-        from_server.abort();
-    }
-    let summary = {
-        let st = shared.lock_state();
-        let mut s = st.summary.clone();
-        s.steps = steps;
-        s
-    };
-    let trace = shared.lock_rec().finish()?;
-    shared.event(
-        "closed",
-        json!({"calls": summary.calls, "refused": summary.refused,
-               "disabled": summary.disabled, "timeouts": summary.timeouts,
-               "trace": trace.display().to_string()}),
-        None,
-    );
-    // Everything queued for the agent before the marker is written first.
-    let _ = shared.to_agent.send(Value::Null);
-    drop(shared);
+        .map_err(|e| Error::Input(format!("the gateway session failed: {e}")))??;
     let _ = writer.await;
-    Ok(Summary {
-        trace: Some(trace),
-        ..summary
-    })
+    Ok(summary)
 }

@@ -770,70 +770,189 @@ fn collect_takes_a_burst_in_any_order_a_dropped_client_and_a_bad_body() {
     );
 }
 
-/// Runs a client script (`client` in `venv`) with `calls` against `server` directly and
-/// through the gateway; returns (direct, through, gateway out dir).
-fn through_gateway(
-    d: &Path,
-    venv: &str,
-    client: &str,
-    server: &str,
-    calls: &str,
-) -> (Vec<Value>, Vec<Value>, PathBuf) {
-    through_gateway_with(d, venv, client, server, calls, &[])
+/// How the agent reaches the gateway.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Face {
+    Stdio,
+    Http,
 }
 
-/// The same, with options for the gateway.
+/// A `groundcheck gateway --listen 127.0.0.1:0` in front of `server_cmd`; its URL.
+pub struct Listening {
+    pub child: std::process::Child,
+    pub url: String,
+    stderr: std::sync::mpsc::Receiver<String>,
+}
+
+impl Listening {
+    pub fn start(
+        out: &Path,
+        args: &[&str],
+        server_cmd: &[String],
+        env: &[(&str, &str)],
+    ) -> Listening {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_groundcheck"));
+        c.args(["gateway", "--listen", "127.0.0.1:0", "--out"])
+            .arg(out)
+            .args(args)
+            .args(if server_cmd.is_empty() {
+                &[][..]
+            } else {
+                &["--"][..]
+            })
+            .args(server_cmd)
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let mut child = c.spawn().unwrap();
+        let err = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for l in BufReader::new(err).lines().map_while(Result::ok) {
+                let _ = tx.send(l);
+            }
+        });
+        let first = rx
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("the gateway prints its address");
+        let url = first
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap_or_else(|| panic!("no address in {first:?}"))
+            .to_string();
+        Listening {
+            child,
+            url,
+            stderr: rx,
+        }
+    }
+
+    /// SIGINT, then its exit code and everything it printed on stderr.
+    pub fn stop(mut self) -> (i32, String) {
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while self.child.try_wait().unwrap().is_none() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the gateway did not stop on SIGINT within 30 s"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let status = self.child.wait().unwrap();
+        let mut err = String::new();
+        while let Ok(l) = self.stderr.recv_timeout(std::time::Duration::from_secs(5)) {
+            err.push_str(&l);
+            err.push('\n');
+        }
+        (status.code().unwrap_or(-1), err)
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The server command for a script in tests/producers (Python) or tests/mcp (`.mjs`,
+/// the TypeScript SDK).
+fn server_cmd(server: &str) -> Vec<String> {
+    if server.ends_with(".mjs") {
+        return vec![
+            "node".to_string(),
+            root().join("tests/mcp").join(server).display().to_string(),
+        ];
+    }
+    vec![
+        venv_python("producers").display().to_string(),
+        root()
+            .join("tests/producers")
+            .join(server)
+            .display()
+            .to_string(),
+    ]
+}
+
+/// Runs a client script (`client` in `venv`) with `calls`; its JSON lines.
+fn play(venv: &str, client: &str, calls: &str, cmd: &[String]) -> Vec<Value> {
+    play_env(venv, client, calls, cmd, &[])
+}
+
+fn play_env(
+    venv: &str,
+    client: &str,
+    calls: &str,
+    cmd: &[String],
+    env: &[(&str, &str)],
+) -> Vec<Value> {
+    let o = Command::new(venv_python(venv))
+        .arg(root().join("tests/producers").join(client))
+        .arg(calls)
+        .arg("--")
+        .args(cmd)
+        .env("GC_SERVER_NAME", "generic-warehouse")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{client} failed:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Runs a client script (`client` in `venv`) with `calls` against `server` directly and
+/// through the gateway over `face`, with options for the gateway; returns (direct,
+/// through, gateway out dir).
 fn through_gateway_with(
     d: &Path,
+    face: Face,
     venv: &str,
     client: &str,
     server: &str,
     calls: &str,
     gateway_args: &[&str],
 ) -> (Vec<Value>, Vec<Value>, PathBuf) {
-    let py = venv_python(venv);
-    let server_py = venv_python("producers");
-    let server_script = root().join("tests/producers").join(server);
     let out = d.join(format!(
-        "gw-{venv}-{client}-{}",
+        "gw-{face:?}-{venv}-{client}-{server}-{}",
         gateway_args.join("").replace(['^', '=', '*'], "")
     ));
-    let play = |cmd: Vec<String>| -> Vec<Value> {
-        let o = Command::new(&py)
-            .arg(root().join("tests/producers").join(client))
-            .arg(calls)
-            .arg("--")
-            .args(&cmd)
-            .env("GC_SERVER_NAME", "generic-warehouse")
-            .output()
-            .unwrap();
-        assert!(
-            o.status.success(),
-            "{client} failed:\n{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        String::from_utf8_lossy(&o.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect()
+    let direct = play(venv, client, calls, &server_cmd(server));
+    let through = match face {
+        Face::Stdio => {
+            let mut gw = vec![
+                env!("CARGO_BIN_EXE_groundcheck").to_string(),
+                "gateway".into(),
+                "--out".into(),
+                out.display().to_string(),
+            ];
+            gw.extend(gateway_args.iter().map(|a| a.to_string()));
+            gw.push("--".into());
+            gw.extend(server_cmd(server));
+            play(venv, client, calls, &gw)
+        }
+        Face::Http => {
+            let gw = Listening::start(
+                &out,
+                gateway_args,
+                &server_cmd(server),
+                &[("GC_SERVER_NAME", "generic-warehouse")],
+            );
+            let through = play(venv, client, calls, std::slice::from_ref(&gw.url));
+            let (_, err) = gw.stop();
+            // fastmcp probes with server/discover first (the stateless session), then
+            // opens a session with initialize where the server is older.
+            assert!(err.contains("session(s) served"), "{err}");
+            through
+        }
     };
-    let direct = play(vec![
-        server_py.display().to_string(),
-        server_script.display().to_string(),
-    ]);
-    let mut gw = vec![
-        env!("CARGO_BIN_EXE_groundcheck").to_string(),
-        "gateway".into(),
-        "--out".into(),
-        out.display().to_string(),
-    ];
-    gw.extend(gateway_args.iter().map(|a| a.to_string()));
-    gw.extend([
-        "--".into(),
-        server_py.display().to_string(),
-        server_script.display().to_string(),
-    ]);
-    let through = play(gw);
     (direct, through, out)
 }
 
@@ -845,14 +964,25 @@ fn gateway_speaks_each_protocol_version_of_the_official_sdks() {
     let calls = r#"[{"tool":"run_sql","arguments":{"sql":"SELECT COUNT(*) FROM customers"}},{"tool":"run_sql","arguments":{"query":"SELECT COUNT(*) FROM customers"}}]"#;
     // fastmcp 4's client speaks 2026-07-28 (server/discover, the _meta envelope,
     // resultType); the 2.x and 1.x SDK sessions negotiate 2025-11-25 with initialize.
-    for (venv, client) in [
-        ("producers", "fastmcp_client.py"),
-        ("producers", "mcp_client.py"),
-        ("openllmetry", "mcp_client.py"),
-    ] {
-        let (direct, through, out) =
-            through_gateway(tmp.path(), venv, client, "warehouse_server.py", calls);
-        let what = format!("{venv}/{client}");
+    // Over stdio and over the gateway's HTTP face (the SDKs' streamable-HTTP clients:
+    // sessions for 2025-11-25, the stateless session for 2026-07-28).
+    for (face, venv, client) in [Face::Stdio, Face::Http].into_iter().flat_map(|f| {
+        [
+            (f, "producers", "fastmcp_client.py"),
+            (f, "producers", "mcp_client.py"),
+            (f, "openllmetry", "mcp_client.py"),
+        ]
+    }) {
+        let (direct, through, out) = through_gateway_with(
+            tmp.path(),
+            face,
+            venv,
+            client,
+            "warehouse_server.py",
+            calls,
+            &[],
+        );
+        let what = format!("{face:?} {venv}/{client}");
         // A valid call gets the server's answer unchanged (as_of aside: a new call).
         let strip = |v: &Value| {
             let mut v = v.clone();
@@ -906,13 +1036,25 @@ fn gateway_holds_calls_after_list_changed_until_the_new_schema_is_in() {
     // search(query) until `release` re-registers it as search(search_query) and sends
     // list_changed; the next call, sent at once, must be checked against the new schema.
     let calls = r#"[{"tool":"search","arguments":{"query":"refund"}},{"tool":"release","arguments":{}},{"tool":"search","arguments":{"query":"refund"}}]"#;
-    let (direct, through, _) = through_gateway(
-        tmp.path(),
-        "producers",
-        "fastmcp_client.py",
-        "evolving_server.py",
-        calls,
-    );
+    for (face, client) in [
+        (Face::Stdio, "fastmcp_client.py"),
+        (Face::Http, "fastmcp_client.py"),
+        (Face::Http, "mcp_client.py"),
+    ] {
+        let (direct, through, _) = through_gateway_with(
+            tmp.path(),
+            face,
+            "producers",
+            client,
+            "evolving_server.py",
+            calls,
+            &[],
+        );
+        race_checks(&direct, &through);
+    }
+}
+
+fn race_checks(direct: &[Value], through: &[Value]) {
     assert_eq!(through[0]["structured"]["count"], 1);
     assert_eq!(through[1]["is_error"], false);
     assert_eq!(
@@ -939,6 +1081,7 @@ fn gateway_refuses_tools_outside_the_clients_version_range() {
     // gets seed 002's error, one built for ^3.0.0 the answer.
     let (direct, old, _) = through_gateway_with(
         tmp.path(),
+        Face::Stdio,
         "producers",
         "fastmcp_client.py",
         "versioned_server.py",
@@ -952,6 +1095,7 @@ fn gateway_refuses_tools_outside_the_clients_version_range() {
     );
     let (_, new, _) = through_gateway_with(
         tmp.path(),
+        Face::Stdio,
         "producers",
         "fastmcp_client.py",
         "versioned_server.py",
@@ -969,6 +1113,7 @@ fn gateway_relists_a_server_that_changes_without_telling() {
     let calls = r#"[{"tool":"release","arguments":{}},{"sleep":1.5},{"tool":"search","arguments":{"query":"refund"}}]"#;
     let (_, through, out) = through_gateway_with(
         tmp.path(),
+        Face::Stdio,
         "producers",
         "fastmcp_client.py",
         "silent_server.py",
@@ -987,4 +1132,308 @@ fn gateway_relists_a_server_that_changes_without_telling() {
     )
     .unwrap();
     assert!(!msgs.contains("list_changed"), "the server said nothing");
+}
+
+#[test]
+fn gateway_replaces_a_silent_empty_result_after_an_unannounced_change() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A TypeScript SDK server renames `query` to `search_query` without list_changed
+    // (and there is no --relist-every); its zod schema drops `query` and v2 answers an
+    // empty result (seed 002's silent failure). The gateway holds the empty answer,
+    // re-lists, and sends the corrective error instead. A valid call with an empty
+    // answer passes as it came.
+    let calls = r#"[{"tool":"release","arguments":{}},{"tool":"search","arguments":{"query":"refund"}},{"tool":"search","arguments":{"search_query":""}}]"#;
+    for (face, client) in [
+        (Face::Stdio, "mcp_client.py"),
+        (Face::Http, "mcp_client.py"),
+        (Face::Http, "fastmcp_client.py"),
+    ] {
+        let (direct, through, out) = through_gateway_with(
+            tmp.path(),
+            face,
+            "producers",
+            client,
+            "silent_server.mjs",
+            calls,
+            &[],
+        );
+        assert_eq!(
+            direct[1]["is_error"], false,
+            "the server alone says nothing"
+        );
+        assert_eq!(direct[1]["structured"]["count"], 0);
+        assert_eq!(through[1]["is_error"], true, "{face:?}: {through:?}");
+        assert_eq!(
+            through[1]["text"],
+            "Schema mismatch: expected parameter 'search_query', found 'query'. Tool blocked. One retry allowed: call 'search' again with arguments that match its current inputSchema.",
+            "{face:?}"
+        );
+        assert_eq!(through[2], direct[2], "{face:?}");
+        assert_eq!(through[3]["tools"], direct[3]["tools"], "{face:?}");
+        let events: String = files(&out.join("gateway"), ".events.jsonl")
+            .iter()
+            .map(|f| std::fs::read_to_string(f).unwrap())
+            .collect();
+        let replaced: Vec<Value> = events
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|e| e["event"] == "empty_result_replaced")
+            .collect();
+        assert_eq!(replaced.len(), 1, "{face:?}: {events}");
+        assert_eq!(
+            replaced[0]["server_answer"]["result"]["structuredContent"]["count"],
+            0
+        );
+    }
+}
+
+/// Runs burst_client.py: `sessions` x `calls` concurrent work(n) calls to `cmd`.
+fn burst(sessions: usize, calls: usize, cmd: &[String]) -> (Vec<Value>, Value) {
+    let o = Command::new(venv_python("producers"))
+        .arg(root().join("tests/producers/burst_client.py"))
+        .args([sessions.to_string(), calls.to_string(), "2".to_string()])
+        .arg("--")
+        .args(cmd)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "burst_client.py failed:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let mut lines: Vec<Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let total = lines.pop().expect("a summary line");
+    (lines, total)
+}
+
+/// Every call got exactly one answer; answers carry their own n; failures are the
+/// gateway's answer for a dead server; the steps have one call and one result per call.
+fn check_burst(lines: &[Value], total: &Value, out: &Path, died: bool) {
+    assert_eq!(total["answered"], total["calls"], "{total}");
+    assert_eq!(total["session_errors"], serde_json::json!([]), "{total}");
+    let mut seen = std::collections::BTreeSet::new();
+    let mut failed = 0;
+    for l in lines {
+        assert!(seen.insert(l["n"].as_u64().unwrap()), "answered twice: {l}");
+        if l["ok"] == true {
+            assert_eq!(l["answer"], l["n"], "{l}");
+        } else {
+            failed += 1;
+            let e = l["error"].as_str().unwrap();
+            assert!(
+                e.contains("the server exited with status 3"),
+                "not the gateway's answer: {l}"
+            );
+        }
+    }
+    assert_eq!(died, failed > 0, "{failed} failed");
+    let mut calls = 0;
+    for f in files(&out.join("gateway"), ".steps.jsonl") {
+        let mut per_call: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for l in std::fs::read_to_string(&f).unwrap().lines() {
+            let v: Value = serde_json::from_str(l).unwrap();
+            per_call
+                .entry(v["call_id"].as_str().unwrap().to_string())
+                .or_default()
+                .push(v["kind"].as_str().unwrap().to_string());
+        }
+        for (id, kinds) in &per_call {
+            assert_eq!(kinds, &["tool_call", "tool_result"], "{f}: call {id}");
+        }
+        calls += per_call.len();
+    }
+    assert_eq!(calls as u64, total["calls"].as_u64().unwrap());
+}
+
+#[test]
+fn gateway_answers_every_call_of_a_burst_once_even_when_the_server_dies() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    for die_after in [None, Some("100")] {
+        let env: Vec<(&str, &str)> = die_after.map(|k| ("GC_DIE_AFTER", k)).into_iter().collect();
+        // Over HTTP: 4 sessions through one gateway, 250 concurrent calls each.
+        let out = d.join(format!("http-{die_after:?}"));
+        let gw = Listening::start(&out, &["-q"], &server_cmd("burst_server.py"), &env);
+        let (lines, total) = burst(4, 250, std::slice::from_ref(&gw.url));
+        let (code, err) = gw.stop();
+        assert_eq!(code, 0, "{err}");
+        check_burst(&lines, &total, &out, die_after.is_some());
+        // Over stdio: 4 gateways, one per session.
+        let out = d.join(format!("stdio-{die_after:?}"));
+        let mut cmd = vec![
+            "env".to_string(),
+            format!("GC_DIE_AFTER={}", die_after.unwrap_or("0")),
+            env!("CARGO_BIN_EXE_groundcheck").to_string(),
+            "gateway".into(),
+            "-q".into(),
+            "--out".into(),
+            out.display().to_string(),
+            "--".into(),
+        ];
+        cmd.extend(server_cmd("burst_server.py"));
+        let (lines, total) = burst(4, 250, &cmd);
+        check_burst(&lines, &total, &out, die_after.is_some());
+    }
+}
+
+#[test]
+fn gateway_http_streams_resume_and_sessions_end_as_the_spec_says() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("gw");
+    // --sse-retry closes a waiting stream after 0.3 s; the SDK client comes back with
+    // Last-Event-ID and gets the answer of the 1.5 s call on the resumed stream.
+    let gw = Listening::start(
+        &out,
+        &["--sse-retry", "0.3"],
+        &server_cmd("burst_server.py"),
+        &[],
+    );
+    let calls = r#"[{"tool":"slow","arguments":{"seconds":1.5}}]"#;
+    let through = play(
+        "producers",
+        "mcp_client.py",
+        calls,
+        std::slice::from_ref(&gw.url),
+    );
+    assert_eq!(through[0]["is_error"], false, "{through:?}");
+    assert_eq!(through[0]["structured"]["slept"], 1.5);
+    // The client's DELETE ended its session: its trace is written before the gateway
+    // stops.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while !out.join("traces").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let traces = files(&out.join("traces"), ".parquet");
+    assert_eq!(traces.len(), 1, "{traces:?}");
+    // Raw HTTP: an unknown session is 404, GET without a session 405, a page of another
+    // site 403, an unsupported protocol version 400, a notification 202.
+    let addr = gw
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let send = |method: &str, headers: &str, body: &str| -> String {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        write!(
+            s,
+            "{method} /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut r = String::new();
+        let _ = s.read_to_string(&mut r);
+        r.lines().next().unwrap_or_default().to_string()
+    };
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    assert!(send("POST", "Mcp-Session-Id: nope\r\n", ping).contains(" 404 "));
+    assert!(send("GET", "", "").contains(" 405 "));
+    assert!(send("POST", "Origin: https://evil.example\r\n", ping).contains(" 403 "));
+    assert!(send("POST", "MCP-Protocol-Version: 1999-01-01\r\n", ping).contains(" 400 "));
+    assert!(send("POST", "", "{not json").contains(" 400 "));
+    assert!(
+        send(
+            "POST",
+            "",
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+        )
+        .contains(" 202 ")
+    );
+    let (code, err) = gw.stop();
+    assert_eq!(code, 0, "{err}");
+    let resumed: u64 = err
+        .split(" stream(s) resumed")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(resumed >= 1, "{err}");
+}
+
+#[test]
+fn gateway_http_face_in_front_of_an_http_upstream() {
+    // server-everything (TypeScript SDK) over streamable HTTP behind the HTTP face: each
+    // agent session gets its own upstream session; validation as over stdio.
+    let (_server, url) = crate::drift::everything_http();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("gw");
+    let gw = Listening::start(&out, &["--upstream", &url], &[], &[]);
+    let calls = r#"[{"tool":"get-sum","arguments":{"a":2,"b":3}},{"tool":"get-sum","arguments":{"x":2,"b":3}}]"#;
+    for venv in ["producers", "openllmetry"] {
+        let through = play(venv, "mcp_client.py", calls, std::slice::from_ref(&gw.url));
+        assert_eq!(
+            through[0]["text"], "The sum of 2 and 3 is 5.",
+            "{venv}: {through:?}"
+        );
+        assert_eq!(through[1]["is_error"], true, "{venv}");
+        assert_eq!(
+            through[1]["text"],
+            "Schema mismatch: expected parameter 'a', found 'x'. Tool blocked. One retry allowed: call 'get-sum' again with arguments that match its current inputSchema.",
+            "{venv}"
+        );
+    }
+    let (code, err) = gw.stop();
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("2 session(s) served"), "{err}");
+    assert_eq!(files(&out.join("traces"), ".parquet").len(), 2);
+}
+
+#[test]
+fn gateway_speaks_every_older_protocol_version_with_the_typescript_server() {
+    // The MCP SDK 1.x client proposing each version since 2024-11-05 to the TypeScript
+    // SDK's server-everything (which speaks all of them), over stdio and the HTTP face.
+    let everything: Vec<String> = crate::drift::everything()
+        .split(' ')
+        .map(str::to_string)
+        .collect();
+    let calls = r#"[{"tool":"get-sum","arguments":{"a":2,"b":3}},{"tool":"get-sum","arguments":{"x":2,"b":3}}]"#;
+    let tmp = tempfile::tempdir().unwrap();
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let env = [("GC_PROTOCOL_VERSION", version)];
+        let direct = play_env("openllmetry", "mcp_client.py", calls, &everything, &env);
+        for face in [Face::Stdio, Face::Http] {
+            let out = tmp.path().join(format!("{version}-{face:?}"));
+            let through = match face {
+                Face::Stdio => {
+                    let mut gw = vec![
+                        env!("CARGO_BIN_EXE_groundcheck").to_string(),
+                        "gateway".into(),
+                        "--out".into(),
+                        out.display().to_string(),
+                        "--".into(),
+                    ];
+                    gw.extend(everything.iter().cloned());
+                    play_env("openllmetry", "mcp_client.py", calls, &gw, &env)
+                }
+                Face::Http => {
+                    let gw = Listening::start(&out, &[], &everything, &[]);
+                    let t = play_env(
+                        "openllmetry",
+                        "mcp_client.py",
+                        calls,
+                        std::slice::from_ref(&gw.url),
+                        &env,
+                    );
+                    gw.stop();
+                    t
+                }
+            };
+            let what = format!("{version} {face:?}");
+            assert_eq!(through[2]["protocol"], version, "{what}");
+            assert_eq!(through[0], direct[0], "{what}");
+            assert_eq!(through[0]["text"], "The sum of 2 and 3 is 5.", "{what}");
+            assert_eq!(through[1]["is_error"], true, "{what}");
+            assert!(
+                through[1]["text"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("Schema mismatch: expected parameter 'a', found 'x'."),
+                "{what}: {through:?}"
+            );
+            assert_eq!(through[2]["tools"], direct[2]["tools"], "{what}");
+        }
+    }
 }

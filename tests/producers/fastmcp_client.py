@@ -1,5 +1,6 @@
 """fastmcp 4's client (2026-07-28 by default: `server/discover`, no `initialize`) over
-stdio to the command after `--` (the gateway, or a server directly). Lists the tools and
+stdio to the command after `--` (the gateway, or a server directly), or over streamable
+HTTP when that command is one http:// URL. Lists the tools and
 plays the calls given as JSON on argv[1] ([{"tool", "arguments"}], or {"sleep": SECS}); prints one JSON line
 per call: {"tool", "is_error", "structured", "text"}, then {"server", "protocol", "tools"}."""
 
@@ -16,7 +17,10 @@ cmd = sys.argv[sys.argv.index("--") + 1:]
 
 
 async def main():
-    client = Client(StdioTransport(command=cmd[0], args=cmd[1:], env=dict(os.environ)))
+    if len(cmd) == 1 and cmd[0].startswith("http"):
+        client = Client(cmd[0])
+    else:
+        client = Client(StdioTransport(command=cmd[0], args=cmd[1:], env=dict(os.environ)))
     async with client:
         tools = await client.list_tools()
         for c in calls:

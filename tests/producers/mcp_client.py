@@ -1,6 +1,6 @@
 """The official MCP Python SDK's client (the installed version: 2.x speaks 2026-07-28 by
 default, 1.x 2025-11-25) over stdio to the command after `--` (the gateway, or a server
-directly). It lists the tools and plays the calls given as JSON on argv[1]
+directly), or over streamable HTTP when that command is one http:// URL. It lists the tools and plays the calls given as JSON on argv[1]
 ([{"tool", "arguments"}]); prints one JSON line per call with what the client got:
 {"tool", "is_error", "structured", "text"}, then {"server": name, "protocol": version}."""
 
@@ -12,13 +12,29 @@ import sys
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+try:  # 2.x
+    from mcp.client.streamable_http import streamable_http_client as http_client
+except ImportError:  # 1.x
+    from mcp.client.streamable_http import streamablehttp_client as http_client
+
+# GC_PROTOCOL_VERSION: the version the client proposes in initialize (the SDK speaks
+# every version since 2024-11-05; it proposes its latest unless told).
+if os.environ.get("GC_PROTOCOL_VERSION"):
+    import mcp.types
+    mcp.types.LATEST_PROTOCOL_VERSION = os.environ["GC_PROTOCOL_VERSION"]
+
 calls = json.loads(sys.argv[1])
 cmd = sys.argv[sys.argv.index("--") + 1:]
 
 
 async def main():
-    params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=dict(os.environ))
-    async with stdio_client(params) as (r, w):
+    if len(cmd) == 1 and cmd[0].startswith("http"):
+        transport = http_client(cmd[0])
+    else:
+        params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=dict(os.environ))
+        transport = stdio_client(params)
+    async with transport as streams:
+        r, w = streams[0], streams[1]
         async with ClientSession(r, w) as session:
             init = await session.initialize()
             tools = await session.list_tools()
