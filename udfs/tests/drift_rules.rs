@@ -176,6 +176,12 @@ fn schema_cases() -> Vec<(Vec<&'static str>, Value, Value)> {
         ),
         (
             vec!["additional-properties-closed"],
+            json!({"type": "object", "additionalProperties": true}),
+            json!({"type": "object", "additionalProperties": false}),
+        ),
+        // Where the schema said nothing (the memory server 2025.8.4 -> 2025.9.25).
+        (
+            vec!["additional-properties-declared-closed"],
             json!({"type": "object"}),
             json!({"type": "object", "additionalProperties": false}),
         ),
@@ -258,7 +264,20 @@ fn tool_cases() -> Vec<(Vec<&'static str>, Vec<Value>, Vec<Value>)> {
         t
     };
     let stats = json!({"name": "stats", "inputSchema": {"type": "object", "properties": {"day": {"type": "string", "format": "date"}}}});
+    // The filesystem server 2025.8.18: every inputSchema `{"$schema": …}` and nothing else.
+    let empty =
+        with(json!({"inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#"}}));
     vec![
+        (
+            vec!["tool-input-schema-emptied"],
+            vec![search.clone()],
+            vec![empty.clone()],
+        ),
+        (
+            vec!["tool-input-schema-filled"],
+            vec![empty.clone()],
+            vec![search.clone()],
+        ),
         (
             vec!["tool-added"],
             vec![search.clone()],
@@ -511,4 +530,54 @@ fn malformed_tool_lists_are_clear_errors() {
         drift::tools_from_json(&json!({"result": {"tools": []}})).unwrap(),
         vec![]
     );
+}
+
+#[test]
+fn schema_generators_churn_is_no_change() {
+    // Real generator output (tests/fixtures/drift-corpus): zod's 2^53-1 on an integer
+    // with no upper bound, pydantic's exclusiveMinimum: 0 for minimum: 1, a $schema line,
+    // a one-type list, enum and required order. Same accepted values: no change, same
+    // structure hash.
+    let a = json!({"name": "think", "inputSchema": {"type": "object", "properties": {
+        "n": {"type": "integer", "minimum": 1},
+        "k": {"type": "string", "enum": ["a", "b"]},
+        "p": {"type": "integer", "exclusiveMinimum": 0}}, "required": ["n", "k"]}});
+    let b = json!({"name": "think", "inputSchema": {
+        "$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {
+        "n": {"type": "integer", "minimum": 1, "maximum": 9007199254740991_u64},
+        "k": {"type": ["string"], "enum": ["b", "a"]},
+        "p": {"type": "integer", "minimum": 1}}, "required": ["k", "n"]}});
+    assert_eq!(changes(a.clone(), b.clone()), vec![]);
+    assert_eq!(tool(a).schema_hash(), tool(b).schema_hash());
+    // A real bound is still a bound.
+    let c = json!({"name": "think", "inputSchema": {"type": "object", "properties": {
+        "n": {"type": "integer", "minimum": 1, "maximum": 100}}}});
+    let d = json!({"name": "think", "inputSchema": {"type": "object", "properties": {
+        "n": {"type": "integer", "minimum": 1}}}});
+    assert_eq!(
+        changes(d, c).into_iter().map(|c| c.0).collect::<Vec<_>>(),
+        ["input-maximum-set"]
+    );
+}
+
+#[test]
+fn a_union_that_contains_the_old_shape_is_a_widening() {
+    // pydantic's Optional[str]: the old string is one branch of the new union.
+    let old = json!({"type": "object", "properties": {"q": {"type": "string", "title": "Q"}}});
+    let new = json!({"type": "object", "properties": {"q": {"title": "Q",
+        "anyOf": [{"type": "string"}, {"type": "null"}]}}});
+    for (side, want) in [
+        ("inputSchema", "input-any-of-branch-added"),
+        ("outputSchema", "output-any-of-branch-added"),
+    ] {
+        let t = |s: &Value| tool(json!({"name": "search", side: s}));
+        assert_eq!(ids(&[t(&old)], &[t(&new)]), [want], "{side}");
+    }
+    // And back: the union narrowed to one of its branches.
+    let t = |s: &Value| tool(json!({"name": "search", "inputSchema": s}));
+    assert_eq!(ids(&[t(&new)], &[t(&old)]), ["input-any-of-branch-removed"]);
+    // Union branches are paired with the branch they differ from least, not by position.
+    let a = json!({"anyOf": [{"type": "string", "maxLength": 10}, {"type": "integer"}]});
+    let b = json!({"anyOf": [{"type": "integer"}, {"type": "string", "maxLength": 20}]});
+    assert_eq!(ids(&[t(&a)], &[t(&b)]), ["input-max-length-loosened"]);
 }

@@ -28,7 +28,7 @@ pub fn canonical(schema: &Value) -> Result<Value, String> {
         nodes: 0,
         recursive: false,
     };
-    let mut out = r.walk(schema, 0, true)?;
+    let mut out = normalize(r.walk(schema, 0, true)?);
     if r.recursive
         && let (Value::Object(out), Value::Object(root)) = (&mut out, schema)
     {
@@ -40,7 +40,14 @@ pub fn canonical(schema: &Value) -> Result<Value, String> {
                     nodes: 0,
                     recursive: false,
                 };
-                out.insert(key.to_string(), r2.walk(defs, 1, false)?);
+                let defs = r2.walk(defs, 1, false)?;
+                let defs = match defs {
+                    Value::Object(m) => {
+                        Value::Object(m.into_iter().map(|(k, v)| (k, normalize(v))).collect())
+                    }
+                    other => other,
+                };
+                out.insert(key.to_string(), defs);
             }
         }
     }
@@ -137,6 +144,124 @@ impl Resolver<'_> {
     }
 }
 
+/// The largest integer a JSON number keeps exactly in JavaScript (2^53-1): zod and other
+/// generators write it (and its negative) as the bound of a number that has none.
+pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// Keywords whose value is one schema, a list of schemas, or a map of named schemas.
+const ONE: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "additionalItems",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contentSchema",
+];
+const LIST: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
+const NAMED: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
+/// The same accepted set, written one way, so schema generators' churn is no change:
+/// `$schema` dropped; `type: ["string"]` is `type: "string"` and type lists are sorted;
+/// `enum` and `required` sorted; an integer's exclusive bounds made inclusive
+/// (`exclusiveMinimum: 0` is `minimum: 1`, the tighter of two kept); bounds at or beyond
+/// ±(2^53-1) dropped (no JSON client sends such a number exactly: the generator's "no
+/// bound"). Applied to every schema in the tree.
+pub fn normalize(v: Value) -> Value {
+    let Value::Object(mut m) = v else {
+        return v;
+    };
+    m.remove("$schema");
+    for (k, val) in m.iter_mut() {
+        let k = k.as_str();
+        if ONE.contains(&k) {
+            *val = match std::mem::take(val) {
+                // draft-4 tuple `items`.
+                Value::Array(a) => Value::Array(a.into_iter().map(normalize).collect()),
+                other => normalize(other),
+            };
+        } else if LIST.contains(&k) {
+            if let Value::Array(a) = std::mem::take(val) {
+                *val = Value::Array(a.into_iter().map(normalize).collect());
+            }
+        } else if NAMED.contains(&k)
+            && let Value::Object(named) = std::mem::take(val)
+        {
+            *val = Value::Object(named.into_iter().map(|(n, s)| (n, normalize(s))).collect());
+        }
+    }
+    if let Some(Value::Array(types)) = m.get("type") {
+        let mut t: Vec<Value> = types.clone();
+        t.sort_by_key(|x| x.to_string());
+        t.dedup();
+        let one = (t.len() == 1).then(|| t[0].clone());
+        m.insert("type".into(), one.unwrap_or(Value::Array(t)));
+    }
+    for key in ["enum", "required"] {
+        if let Some(Value::Array(a)) = m.get_mut(key) {
+            a.sort_by_key(|x| x.to_string());
+            a.dedup();
+        }
+    }
+    if m.get("type").and_then(Value::as_str) == Some("integer") {
+        let f = |m: &Map<String, Value>, k: &str| m.get(k).and_then(Value::as_f64);
+        if let Some(x) = f(&m, "exclusiveMinimum") {
+            let lo = x.floor() + 1.0;
+            let lo = f(&m, "minimum").map_or(lo, |a| a.max(lo));
+            m.remove("exclusiveMinimum");
+            m.insert("minimum".into(), number(lo));
+        }
+        if let Some(x) = f(&m, "exclusiveMaximum") {
+            let hi = x.ceil() - 1.0;
+            let hi = f(&m, "maximum").map_or(hi, |a| a.min(hi));
+            m.remove("exclusiveMaximum");
+            m.insert("maximum".into(), number(hi));
+        }
+    }
+    // (keyword, an upper bound)
+    for (k, upper) in [
+        ("minimum", false),
+        ("exclusiveMinimum", false),
+        ("maximum", true),
+        ("exclusiveMaximum", true),
+        ("maxLength", true),
+        ("maxItems", true),
+        ("maxProperties", true),
+    ] {
+        let no_bound = |x: f64| {
+            if upper {
+                x >= MAX_SAFE_INTEGER
+            } else {
+                x <= -MAX_SAFE_INTEGER
+            }
+        };
+        if m.get(k).and_then(Value::as_f64).is_some_and(no_bound) {
+            m.remove(k);
+        }
+    }
+    Value::Object(m)
+}
+
+/// An integral bound as a JSON integer (so `1` and `1.0` do not differ).
+fn number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < MAX_SAFE_INTEGER {
+        Value::from(x as i64)
+    } else {
+        Value::from(x)
+    }
+}
+
 /// The schema without model-visible wording (title, description, examples, comments):
 /// what the structure hash covers. Property names are kept whatever they are called.
 pub fn strip_text(v: &Value) -> Value {
@@ -220,6 +345,31 @@ mod tests {
         defs.insert("d40".into(), json!({"type": "string"}));
         let s = json!({"$defs": defs, "$ref": "#/$defs/d0"});
         assert!(canonical(&s).unwrap_err().contains("nodes"));
+    }
+
+    #[test]
+    fn generators_churn_normalizes_away() {
+        // zod's 2^53-1, pydantic's exclusiveMinimum, a dialect line, type lists, enum order.
+        let a = json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+            "properties": {"n": {"type": "integer", "exclusiveMinimum": 0,
+                                 "maximum": 9007199254740991_u64},
+                           "k": {"type": ["string"], "enum": ["b", "a"]},
+                           "m": {"type": ["null", "number"], "minimum": -9007199254740991_i64}},
+            "required": ["n", "k"]});
+        let b = json!({"type": "object",
+            "properties": {"n": {"type": "integer", "minimum": 1},
+                           "k": {"type": "string", "enum": ["a", "b"]},
+                           "m": {"type": ["number", "null"]}},
+            "required": ["k", "n"]});
+        assert_eq!(canonical(&a).unwrap(), canonical(&b).unwrap());
+        // A number's exclusive bound is not an integer's: kept.
+        let c = json!({"type": "number", "exclusiveMinimum": 0});
+        assert_eq!(canonical(&c).unwrap(), c);
+        // The tighter bound wins.
+        assert_eq!(
+            canonical(&json!({"type": "integer", "exclusiveMaximum": 10, "maximum": 5})).unwrap(),
+            json!({"type": "integer", "maximum": 5})
+        );
     }
 
     #[test]

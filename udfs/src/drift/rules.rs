@@ -144,6 +144,18 @@ const TOOL: &[(&str, Severity, Action, &str)] = &[
         "A tool was removed and a similar one added (name or schema): likely a rename; block until confirmed.",
     ),
     (
+        "tool-input-schema-emptied",
+        LikelyBreaking,
+        Action::Block,
+        "The inputSchema lost its type and every parameter: the model no longer learns what to send (often a schema generator failure after a dependency change, with no version bump).",
+    ),
+    (
+        "tool-input-schema-filled",
+        Review,
+        Action::Warn,
+        "An inputSchema that declared nothing now declares parameters: callers built against the empty schema never learnt them.",
+    ),
+    (
         "tool-output-schema-added",
         Compatible,
         Action::Allow,
@@ -408,6 +420,12 @@ const SCHEMA: &[(&str, Severity, Severity, &str)] = &[
         Breaking,
         Compatible,
         "Properties the schema does not name are no longer allowed.",
+    ),
+    (
+        "additional-properties-declared-closed",
+        Warning,
+        Compatible,
+        "The schema now says additionalProperties: false where it said nothing: MCP clients send the parameters a schema names, so this states the contract rather than narrowing it (schema generators switch it on and off).",
     ),
     (
         "additional-properties-opened",

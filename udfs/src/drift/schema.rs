@@ -77,6 +77,31 @@ struct Walk<'a> {
     out: &'a mut Vec<Change>,
 }
 
+/// Keywords that describe a schema rather than restrict it: they stay beside a union.
+const BESIDE_UNION: &[&str] = &[
+    "title",
+    "description",
+    "default",
+    "deprecated",
+    "examples",
+    "$comment",
+];
+
+/// `m` written as a one-branch `kw` union (its wording and default stay outside).
+fn lift(m: &Map<String, Value>, kw: &str) -> Value {
+    let mut outer = Map::new();
+    let mut core = Map::new();
+    for (k, v) in m {
+        if BESIDE_UNION.contains(&k.as_str()) {
+            outer.insert(k.clone(), v.clone());
+        } else {
+            core.insert(k.clone(), v.clone());
+        }
+    }
+    outer.insert(kw.to_string(), Value::Array(vec![Value::Object(core)]));
+    Value::Object(outer)
+}
+
 fn esc(k: &str) -> String {
     k.replace('~', "~0").replace('/', "~1")
 }
@@ -145,8 +170,23 @@ impl Walk<'_> {
         if old == new {
             return;
         }
-        let name = &self.label(field);
         let (o, n) = (obj(old), obj(new));
+        // One shape on one side, a union on the other: the shape is the union's one
+        // branch, so a union that contains it is a widening (branches added), not the
+        // shape's keywords removed.
+        for kw in ["anyOf", "oneOf"] {
+            let union = |m: &Map<String, Value>| m.contains_key("anyOf") || m.contains_key("oneOf");
+            match (union(&o), n.contains_key(kw), o.contains_key(kw), union(&n)) {
+                (false, true, _, _) if !o.is_empty() => {
+                    return self.schema(path, field, &lift(&o, kw), new);
+                }
+                (_, _, true, false) if !n.is_empty() => {
+                    return self.schema(path, field, old, &lift(&n, kw));
+                }
+                _ => {}
+            }
+        }
+        let name = &self.label(field);
         let get = |m: &Map<String, Value>, k: &str| m.get(k).cloned();
         // Wording.
         for k in ["title", "description"] {
@@ -451,6 +491,19 @@ impl Walk<'_> {
         }
     }
 
+    /// How many changes the walk finds from `a` to `b` (to pair union branches).
+    fn count(&self, a: &Value, b: &Value) -> usize {
+        let mut out = Vec::new();
+        let mut w = Walk {
+            tool: self.tool,
+            dir: self.dir,
+            others: self.others,
+            out: &mut out,
+        };
+        w.schema("", "", a, b);
+        out.len()
+    }
+
     fn child(field: &str, part: &str) -> String {
         if field.is_empty() {
             part.to_string()
@@ -644,6 +697,15 @@ impl Walk<'_> {
         let (oa, na) = (o.get("additionalProperties"), n.get("additionalProperties"));
         let closed = |v: Option<&Value>| v == Some(&Value::Bool(false));
         match (closed(oa), closed(na)) {
+            // Saying what MCP clients already do (they send the parameters the schema
+            // names; the gateway refuses others by default): a generator's churn.
+            (false, true) if oa.is_none() => self.emit(
+                "additional-properties-declared-closed",
+                &p,
+                format!("{name} now says it takes no properties it does not name"),
+                oa,
+                na,
+            ),
             (false, true) => self.emit(
                 "additional-properties-closed",
                 &p,
@@ -746,10 +808,13 @@ impl Walk<'_> {
             .enumerate()
             .filter(|(_, v)| !ob.contains(v))
             .collect();
-        // Changed branches: paired in order.
+        // Changed branches: each old one paired with the new one it differs from least.
         while !old_left.is_empty() && !new_left.is_empty() {
             let (_, a) = old_left.remove(0);
-            let (j, b) = new_left.remove(0);
+            let best = (0..new_left.len())
+                .min_by_key(|&k| self.count(a, new_left[k].1))
+                .unwrap_or(0);
+            let (j, b) = new_left.remove(best);
             self.schema(
                 &format!("{path}/{kw}/{j}"),
                 &Self::child(field, &format!("{kw}[{j}]")),
@@ -895,6 +960,16 @@ fn side(
 }
 
 /// Every change between two versions of one tool (`new.name` names it).
+/// An inputSchema that declares nothing: no type, properties or combinators (what a
+/// broken schema generator emits, e.g. zod 4 under zod-to-json-schema 3).
+fn declares_nothing(s: Option<&Value>) -> bool {
+    let Some(Value::Object(m)) = s.map(|s| canonical(s).unwrap_or_else(|_| s.clone())) else {
+        return s.is_none();
+    };
+    m.keys()
+        .all(|k| IGNORED.contains(&k.as_str()) || matches!(k.as_str(), "title" | "description"))
+}
+
 pub fn diff_tool(old: &Tool, new: &Tool, others: &[String], out: &mut Vec<Change>) {
     let tool = new.name.as_str();
     let what = format!("tool '{tool}'");
@@ -918,15 +993,54 @@ pub fn diff_tool(old: &Tool, new: &Tool, others: &[String], out: &mut Vec<Change
     );
     annotations(old, new, others, out);
     let any = Value::Object(Map::new());
-    side(
-        tool,
-        Direction::Input,
-        "inputSchema",
-        old.input_schema.as_ref().unwrap_or(&any),
-        new.input_schema.as_ref().unwrap_or(&any),
-        others,
-        out,
+    let (was, is) = (
+        declares_nothing(old.input_schema.as_ref()),
+        declares_nothing(new.input_schema.as_ref()),
     );
+    let declared = |s: &Option<Value>| {
+        s.as_ref()
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object)
+            .map_or(0, |p| p.len())
+    };
+    match (was, is) {
+        // One rule for the whole schema, not one change per parameter.
+        (false, true) if declared(&old.input_schema) > 0 => out.push(Change::new(
+            "tool-input-schema-emptied",
+            tool,
+            "/inputSchema",
+            format!(
+                "{what} inputSchema now declares nothing (it had {} parameter(s)): the model \
+                 no longer learns what to send; often a schema generator failure after a \
+                 dependency change",
+                declared(&old.input_schema)
+            ),
+            old.input_schema.as_ref(),
+            new.input_schema.as_ref(),
+        )),
+        (true, false) if old.input_schema.is_some() && declared(&new.input_schema) > 0 => {
+            out.push(Change::new(
+                "tool-input-schema-filled",
+                tool,
+                "/inputSchema",
+                format!(
+                    "{what} inputSchema declared nothing and now declares {} parameter(s)",
+                    declared(&new.input_schema)
+                ),
+                old.input_schema.as_ref(),
+                new.input_schema.as_ref(),
+            ))
+        }
+        _ => side(
+            tool,
+            Direction::Input,
+            "inputSchema",
+            old.input_schema.as_ref().unwrap_or(&any),
+            new.input_schema.as_ref().unwrap_or(&any),
+            others,
+            out,
+        ),
+    }
     match (&old.output_schema, &new.output_schema) {
         (None, Some(s)) => out.push(Change::new(
             "tool-output-schema-added",
