@@ -2,7 +2,7 @@
 //! JUnit XML and GitHub workflow annotations. Every format lists the same changes in the
 //! same order (tool, path, rule).
 
-use groundcheck_udfs::drift::{Action, Change, Severity, rules};
+use groundcheck_udfs::drift::{Action, Change, rules};
 use serde_json::{Value, json};
 
 use crate::drift::{Drift, Version};
@@ -144,21 +144,15 @@ fn markdown(d: &Drift) -> String {
         when(&d.old),
         when(&d.new)
     );
+    // By what the gate does with a change (a review-severity change that blocks, such as
+    // suspicious wording, is listed as blocking).
     let sections = [
-        (
-            "Breaking",
-            &[Severity::Breaking, Severity::LikelyBreaking][..],
-        ),
-        ("Warnings", &[Severity::Warning][..]),
-        ("Review", &[Severity::Review][..]),
-        ("Compatible", &[Severity::Compatible][..]),
+        ("Blocking", Action::Block),
+        ("Warnings", Action::Warn),
+        ("Allowed", Action::Allow),
     ];
-    for (title, sevs) in sections {
-        let cs: Vec<&Change> = d
-            .changes
-            .iter()
-            .filter(|c| sevs.contains(&c.severity))
-            .collect();
+    for (title, action) in sections {
+        let cs: Vec<&Change> = d.changes.iter().filter(|c| c.action == action).collect();
         if cs.is_empty() {
             continue;
         }
@@ -190,6 +184,18 @@ fn markdown(d: &Drift) -> String {
     out
 }
 
+/// SARIF rules for the version findings that fail a run.
+const VERSION_RULES: &[(&str, &str)] = &[
+    (
+        "semver-problem",
+        "The declared version is under-bumped for the changes, goes backwards, or is not a version.",
+    ),
+    (
+        "client-range-mismatch",
+        "A client pinned to --client-range may not call the new version.",
+    ),
+];
+
 fn level(a: Action) -> &'static str {
     match a {
         Action::Block => "error",
@@ -211,7 +217,7 @@ fn sarif(d: &Drift) -> Value {
                    "properties": {"severity": r.severity.as_str(), "direction": r.direction.as_str()}})
         })
         .collect();
-    let results: Vec<Value> = d
+    let mut results: Vec<Value> = d
         .changes
         .iter()
         .map(|c| {
@@ -228,6 +234,40 @@ fn sarif(d: &Drift) -> Value {
             })
         })
         .collect();
+    // The version findings that fail a run are results too: a red job always says why.
+    let mut rules_json = rules_json;
+    for (id, text) in VERSION_RULES {
+        let hits: Vec<&Version> = d
+            .versions
+            .iter()
+            .filter(|v| match *id {
+                "semver-problem" => v.problem.is_some(),
+                _ => v.client.as_ref().is_some_and(|c| !c.0),
+            })
+            .collect();
+        if hits.is_empty() {
+            continue;
+        }
+        rules_json.push(json!({"id": id, "shortDescription": {"text": text},
+            "defaultConfiguration": {"level": "error"},
+            "properties": {"severity": "breaking", "direction": "version"}}));
+        for v in hits {
+            let who = v.tool.clone().unwrap_or_else(|| d.server());
+            let line = version_line(v);
+            results.push(json!({
+                "ruleId": id,
+                "level": "error",
+                "message": {"text": line},
+                "locations": [{
+                    "physicalLocation": {"artifactLocation": {"uri": d.new.source}},
+                    "logicalLocations": [{"name": who, "kind": "member"}],
+                }],
+                "partialFingerprints": {"groundcheckChange/v1": groundcheck_udfs::drift::short_hash(
+                    &format!("{id}\u{1f}{who}\u{1f}{}", v.new.clone().unwrap_or_default()))},
+                "properties": {"severity": "breaking"},
+            }));
+        }
+    }
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",

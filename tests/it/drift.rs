@@ -61,7 +61,37 @@ fn every_format_matches_its_golden_file() {
     )
     .unwrap();
     assert_eq!(sarif["version"], "2.1.0");
-    assert_eq!(sarif["runs"][0]["results"].as_array().unwrap().len(), 6);
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 9);
+    // Every finding that fails the run is an error result, version findings included
+    // (the run's 6: 4 blocking changes, tool 'search' under-bumped and outside the
+    // client's range, the server outside it), so a red job always says why.
+    let errors: Vec<&str> = results
+        .iter()
+        .filter(|r| r["level"] == "error")
+        .map(|r| r["ruleId"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "annotation-read-only-removed",
+            "text-suspicious",
+            "input-type-changed",
+            "input-property-likely-renamed",
+            "semver-problem",
+            "client-range-mismatch",
+            "client-range-mismatch"
+        ]
+    );
+    let rule_ids: Vec<&str> = sarif["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    for e in &errors {
+        assert!(rule_ids.contains(e), "{e} is not a SARIF rule");
+    }
 }
 
 #[test]

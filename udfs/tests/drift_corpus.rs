@@ -96,3 +96,49 @@ fn every_captured_pair_has_a_verdict() {
         }
     }
 }
+
+/// The injection review's precision and recall: every published tool-poisoning example
+/// (tests/fixtures/drift-text/poisoning.jsonl, with sources) flagged; no real
+/// description change of the corpus flagged.
+#[test]
+fn text_review_catches_poisoning_and_passes_real_wording_changes() {
+    let poison = std::fs::read_to_string(corpus().join("../drift-text/poisoning.jsonl")).unwrap();
+    let mut missed = Vec::new();
+    let mut n = 0;
+    for line in poison.lines() {
+        let e: serde_json::Value = serde_json::from_str(line).unwrap();
+        let others: Vec<String> = e["others"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect();
+        let m = drift::text::markers(e["text"].as_str().unwrap(), &others, e["tool"].as_str().unwrap());
+        n += 1;
+        if m.is_empty() {
+            missed.push(e["source"].as_str().unwrap().to_string());
+        }
+    }
+    // Benign: every title and description change between consecutive real releases.
+    let expected = std::fs::read_to_string(corpus().join("expected.tsv")).unwrap();
+    let (mut reviewed, mut flagged) = (0, Vec::new());
+    for line in expected.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split('\t').collect();
+        for c in drift::diff(&tools(f[0], f[1]), &tools(f[0], f[2])) {
+            if c.rule.starts_with("text-") && c.rule != "text-suspicious" {
+                reviewed += 1;
+            }
+            if c.rule == "text-suspicious" {
+                flagged.push(format!("{} {} -> {}: {}", f[0], f[1], f[2], c.message));
+            }
+        }
+    }
+    eprintln!(
+        "poisoning: {} of {n} flagged; real wording changes: {} flagged of {reviewed}",
+        n - missed.len(),
+        flagged.len()
+    );
+    assert!(reviewed >= 20, "{reviewed} real wording changes");
+    assert!(missed.is_empty(), "not flagged: {missed:#?}");
+    assert!(flagged.is_empty(), "benign changes flagged: {flagged:#?}");
+}

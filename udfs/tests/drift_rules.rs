@@ -581,3 +581,30 @@ fn a_union_that_contains_the_old_shape_is_a_widening() {
     let b = json!({"anyOf": [{"type": "integer"}, {"type": "string", "maxLength": 20}]});
     assert_eq!(ids(&[t(&a)], &[t(&b)]), ["input-max-length-loosened"]);
 }
+
+#[test]
+fn a_rename_that_also_changes_the_type_is_still_a_rename() {
+    // Issue #20: removed-optional + added-optional passed with exit 0, and callers'
+    // max_results was then silently ignored.
+    let old = json!({"name": "search", "inputSchema": {"type": "object", "properties": {
+        "q": {"type": "string"}, "max_results": {"type": "string", "description": "How many results"}}}});
+    let new = json!({"name": "search", "inputSchema": {"type": "object", "properties": {
+        "q": {"type": "string"}, "max_results_count": {"type": "integer", "description": "How many results"}}}});
+    let got = changes(old, new);
+    assert_eq!(
+        got.iter().map(|c| c.0.as_str()).collect::<Vec<_>>(),
+        ["input-property-likely-renamed", "input-type-changed"],
+        "{got:?}"
+    );
+    assert_eq!(
+        got[0].2,
+        "parameter 'max_results' likely renamed to 'max_results_count'"
+    );
+    // Unrelated names of other types stay a removal and an addition.
+    let old = json!({"name": "s", "inputSchema": {"type": "object", "properties": {"page": {"type": "integer"}}}});
+    let new = json!({"name": "s", "inputSchema": {"type": "object", "properties": {"cursor": {"type": "string"}}}});
+    assert_eq!(
+        changes(old, new).iter().map(|c| c.0.as_str()).collect::<Vec<_>>(),
+        ["input-property-added-optional", "input-property-removed-optional"]
+    );
+}

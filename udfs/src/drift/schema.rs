@@ -549,9 +549,10 @@ impl Walk<'_> {
             .collect();
         let renames = pair_up(&removed, &added, |r, a| {
             let (ro, ao) = (obj(&op[r]), obj(&np[a]));
-            if types(&ro).0 != types(&ao).0 {
-                return None;
-            }
+            // A rename may change the type too (`max_results` string to
+            // `max_results_count` integer): then the names or descriptions must say so
+            // alone, and a same-type candidate wins.
+            let retyped = types(&ro).0 != types(&ao).0;
             let s = name_similarity(r, a);
             let d = match (
                 ro.get("description").and_then(Value::as_str),
@@ -560,7 +561,11 @@ impl Walk<'_> {
                 (Some(x), Some(y)) if !x.is_empty() => strsim::normalized_levenshtein(x, y),
                 _ => 0.0,
             };
-            (s >= 0.8 || d >= 0.9).then_some(s.max(d))
+            let score = s.max(d);
+            match retyped {
+                false => (s >= 0.8 || d >= 0.9).then_some(score),
+                true => (s >= 0.9 || d >= 0.9).then_some(score * 0.9),
+            }
         });
         let pp = |k: &str| format!("{path}/properties/{}", esc(k));
         for (r, a) in &renames {

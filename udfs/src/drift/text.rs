@@ -32,6 +32,11 @@ const IMPERATIVES: &[&str] = &[
     "your instructions",
     "send the",
     "read the file",
+    "make sure to",
+    "make sure you",
+    "very important",
+    "when this tool is available",
+    "side effect on",
 ];
 
 fn hidden(c: char) -> bool {
@@ -71,6 +76,7 @@ const EXFILTRATION: &[&str] = &[
     "into the",
     "as the value of",
     "pass it as",
+    "pass its content",
     "include it in",
     "append it to",
     "send it to",
