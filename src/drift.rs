@@ -158,7 +158,16 @@ pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
     }
     let mut changes = Vec::new();
     let mut ignored = 0;
-    for mut c in drift::diff(&old.tools, &new.tools) {
+    // Prompts, resources, templates, instructions and capabilities, where both sides
+    // carry them (a live server or a capture; stored rows hold tools only).
+    let surface = match (&old.surface, &new.surface) {
+        (Some(a), Some(b)) => drift::surface::diff(a, b),
+        _ => Vec::new(),
+    };
+    for mut c in drift::diff(&old.tools, &new.tools)
+        .into_iter()
+        .chain(surface)
+    {
         if let Some(o) = opts.overrides.iter().rev().find(|o| o.rule == c.rule) {
             c.severity = o.severity;
             c.action = o.action;
@@ -170,7 +179,10 @@ pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
         }
     }
     let mut by_tool: BTreeMap<&str, Vec<&Change>> = BTreeMap::new();
-    for c in &changes {
+    for c in changes
+        .iter()
+        .filter(|c| c.direction != groundcheck_udfs::drift::Direction::Server)
+    {
         by_tool.entry(c.tool.as_str()).or_default().push(c);
     }
     let old_versions: BTreeMap<&str, &str> = old
@@ -322,7 +334,14 @@ pub async fn replay(d: &Drift, data: &str) -> Result<Vec<String>> {
         ..Default::default()
     })
     .await?;
-    let server = d.server();
+    // Recorded calls are matched by server name: without one nothing could match.
+    let Some(server) = d.new.server.clone().or(d.old.server.clone()) else {
+        return Err(Error::Usage(format!(
+            "--replay: {} names no server, so no recorded call can be matched to it: give \
+             --server NAME (the server the recorded calls were made to)",
+            d.new.source
+        )));
+    };
     let rows = crate::snapshot::rows(&d.new, &server, "1970-01-01T00:00:00Z");
     let batch = crate::snapshot::batch(&rows)?;
     session
@@ -357,7 +376,31 @@ pub async fn replay(d: &Drift, data: &str) -> Result<Vec<String>> {
         });
     }
     if out.is_empty() {
-        out.push(format!("no recorded call to a tool of {server} in {data}"));
+        return Err(Error::Input(format!(
+            "--replay {data}: no recorded call to a tool of server '{server}'{}",
+            recorded_servers(&session).await
+        )));
     }
     Ok(out)
+}
+
+/// ` (the recorded calls are to: a, b)`, for a replay that matched nothing.
+pub async fn recorded_servers(session: &crate::Session) -> String {
+    let q = "SELECT DISTINCT server FROM steps WHERE kind = 'tool_call' AND server IS NOT NULL ORDER BY server";
+    match crate::scoring::collect(&session.ctx, q).await {
+        Ok((_, batches)) => {
+            let names: Vec<String> = crate::scoring::rows_as_json(&batches)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|r| r.get("server").and_then(serde_json::Value::as_str))
+                .map(str::to_string)
+                .collect();
+            if names.is_empty() {
+                " (it has no recorded tool calls)".to_string()
+            } else {
+                format!(" (the recorded calls are to: {})", names.join(", "))
+            }
+        }
+        Err(_) => String::new(),
+    }
 }

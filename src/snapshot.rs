@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arrow::array::RecordBatch;
+use groundcheck_udfs::drift::surface::Surface;
 use groundcheck_udfs::drift::{Tool, tools_from_json};
 use object_store::ObjectStoreExt;
 use rmcp::ServiceExt;
@@ -26,6 +27,9 @@ pub struct Snapshot {
     /// Where it came from, for messages.
     pub source: String,
     pub tools: Vec<Tool>,
+    /// Prompts, resources, templates, instructions and capabilities, when the source
+    /// gives them (a live server or a capture file; stored rows hold tools only).
+    pub surface: Option<Surface>,
 }
 
 /// Where a snapshot is taken from.
@@ -149,7 +153,9 @@ async fn live(spec: &str, timeout: Duration) -> Result<Snapshot> {
         .map_err(|_| Error::Input(format!("{source}: no tools/list answer within {timeout:?}")))
         .and_then(|r| r.map_err(|e| fail("tools/list failed", e.to_string())));
     let (server, server_version) = server_info(&client);
+    let surface = live_surface(&client, &source, timeout).await;
     let _ = client.cancel().await;
+    let surface = surface?;
     let mut tools = Vec::new();
     for t in listed? {
         let v = serde_json::to_value(&t).map_err(|e| fail("bad tool", e.to_string()))?;
@@ -162,7 +168,57 @@ async fn live(spec: &str, timeout: Duration) -> Result<Snapshot> {
         captured_at: None,
         source,
         tools,
+        surface: Some(surface),
     })
+}
+
+/// The live server's prompts, resources and templates (each read only when its
+/// capability is offered), instructions and capabilities.
+async fn live_surface(client: &Client, source: &str, timeout: Duration) -> Result<Surface> {
+    let fail = |what: &str, e: String| Error::Input(format!("{source}: {what}: {e}"));
+    let info = client.peer_info();
+    let caps = info.as_ref().map(|i| i.capabilities.clone());
+    let mut surface = Surface {
+        instructions: info.as_ref().and_then(|i| i.instructions.clone()),
+        capabilities: caps
+            .as_ref()
+            .map(|c| serde_json::to_value(c).unwrap_or(Value::Null)),
+        ..Surface::default()
+    };
+    fn within<T>(
+        r: std::result::Result<T, tokio::time::error::Elapsed>,
+        source: &str,
+        what: &str,
+        timeout: Duration,
+    ) -> Result<T> {
+        r.map_err(|_| Error::Input(format!("{source}: no {what} answer within {timeout:?}")))
+    }
+    if caps.as_ref().is_some_and(|c| c.prompts.is_some()) {
+        let r = tokio::time::timeout(timeout, client.list_all_prompts()).await;
+        let p = within(r, source, "prompts/list", timeout)?
+            .map_err(|e| fail("prompts/list failed", e.to_string()))?;
+        surface.prompts = p
+            .iter()
+            .map(|x| serde_json::to_value(x).unwrap_or(Value::Null))
+            .collect();
+    }
+    if caps.as_ref().is_some_and(|c| c.resources.is_some()) {
+        let r = tokio::time::timeout(timeout, client.list_all_resources()).await;
+        let r = within(r, source, "resources/list", timeout)?
+            .map_err(|e| fail("resources/list failed", e.to_string()))?;
+        surface.resources = r
+            .iter()
+            .map(|x| serde_json::to_value(x).unwrap_or(Value::Null))
+            .collect();
+        let t = tokio::time::timeout(timeout, client.list_all_resource_templates()).await;
+        let t = within(t, source, "resources/templates/list", timeout)?
+            .map_err(|e| fail("resources/templates/list failed", e.to_string()))?;
+        surface.templates = t
+            .iter()
+            .map(|x| serde_json::to_value(x).unwrap_or(Value::Null))
+            .collect();
+    }
+    Ok(surface)
 }
 
 async fn read_bytes(path: &str) -> Result<(String, bytes::Bytes)> {
@@ -196,7 +252,8 @@ async fn tools_list_file(path: &str) -> Result<Snapshot> {
     let tools = tools_from_json(&v).map_err(|e| Error::Input(format!("{display}: {e}")))?;
     let info = v
         .get("serverInfo")
-        .or_else(|| v.get("result").and_then(|r| r.get("serverInfo")));
+        .or_else(|| v.get("result").and_then(|r| r.get("serverInfo")))
+        .or_else(|| v.get("initialize").and_then(|r| r.get("serverInfo")));
     let s = |k: &str| {
         info.and_then(|i| i.get(k))
             .and_then(Value::as_str)
@@ -211,6 +268,7 @@ async fn tools_list_file(path: &str) -> Result<Snapshot> {
             .map(str::to_string),
         source: path.to_string(),
         tools,
+        surface: Surface::from_json(&v),
     })
 }
 
@@ -310,7 +368,41 @@ async fn stored(path: &str, at: Option<&str>, server: Option<&str>) -> Result<Sn
         captured_at: Some(when),
         source: path.to_string(),
         tools,
+        surface: None,
     })
+}
+
+/// The whole surface as one JSON document that `tools_list_file` reads back (a tools/list
+/// result with serverInfo, plus the surface's lists): the baseline a CI gate commits.
+pub fn capture_json(snap: &Snapshot, server: &str, captured_at: &str) -> Value {
+    let mut doc = Map::new();
+    let mut info = Map::new();
+    info.insert("name".into(), Value::String(server.to_string()));
+    if let Some(v) = &snap.server_version {
+        info.insert("version".into(), Value::String(v.clone()));
+    }
+    doc.insert("serverInfo".into(), Value::Object(info));
+    doc.insert("captured_at".into(), Value::String(captured_at.to_string()));
+    doc.insert(
+        "tools".into(),
+        Value::Array(snap.tools.iter().map(Tool::to_json).collect()),
+    );
+    if let Some(s) = &snap.surface {
+        doc.insert("prompts".into(), Value::Array(s.prompts.clone()));
+        doc.insert("resources".into(), Value::Array(s.resources.clone()));
+        doc.insert(
+            "resourceTemplates".into(),
+            Value::Array(s.templates.clone()),
+        );
+        if let Some(i) = &s.instructions {
+            doc.insert("instructions".into(), Value::String(i.clone()));
+        }
+        doc.insert(
+            "capabilities".into(),
+            s.capabilities.clone().unwrap_or(Value::Object(Map::new())),
+        );
+    }
+    Value::Object(doc)
 }
 
 /// The snapshot as `tool_snapshots` rows: one JSON object per tool, JSON columns as

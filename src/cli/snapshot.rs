@@ -40,6 +40,12 @@ pub struct Args {
     #[arg(long, default_value = "out")]
     out: std::path::PathBuf,
 
+    /// Write the whole server surface (tools, prompts, resources, resource templates,
+    /// instructions, capabilities) to FILE as one JSON capture instead of rows: the
+    /// baseline a CI gate commits and `drift` compares (`drift FILE stdio:CMD`).
+    #[arg(long, value_name = "FILE")]
+    capture: Option<std::path::PathBuf>,
+
     /// Seconds the server may take to start and list its tools.
     #[arg(long, default_value_t = 60.0, value_name = "SECS")]
     timeout: f64,
@@ -68,6 +74,23 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     .format("%Y-%m-%dT%H:%M:%SZ")
     .to_string();
+    if let Some(file) = &args.capture {
+        let doc = groundcheck::snapshot::capture_json(&snap, &server, &captured_at);
+        let mut text = serde_json::to_string_pretty(&doc)?;
+        text.push('\n');
+        write_atomic(file, text.as_bytes())
+            .with_context(|| format!("cannot write {}", file.display()))?;
+        let surface = snap.surface.clone().unwrap_or_default();
+        println!(
+            "{} tool(s), {} prompt(s), {} resource(s), {} resource template(s) of {server} at {captured_at} -> {}",
+            snap.tools.len(),
+            surface.prompts.len(),
+            surface.resources.len(),
+            surface.templates.len(),
+            file.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let rows = rows(&snap, &server, &captured_at);
     // The folder name is the server's name made safe for a path (it may hold '/').
     let folder: String = server

@@ -326,6 +326,7 @@ impl Shared {
                 captured_at: None,
                 source: self.cfg.upstream.clone(),
                 tools: parsed,
+                surface: None,
             };
             let opts = Options {
                 overrides: &self.cfg.overrides,

@@ -514,3 +514,129 @@ fn replay_puts_recorded_calls_beside_the_diff() {
         r.stdout
     );
 }
+
+#[test]
+fn the_whole_server_surface_is_captured_and_compared() {
+    // server-everything offers prompts, resources and templates besides tools: a capture
+    // of it (the baseline a CI gate commits) compares equal to the live server, and a
+    // baseline that differs in them names each change with its rule.
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().join("baseline.json");
+    let live = format!("stdio:{}", everything());
+    let out = ok(
+        tmp.path(),
+        &["snapshot", &live, "--capture", base.to_str().unwrap()],
+    );
+    assert!(out.contains("prompt(s)"), "{out}");
+    let r = run(tmp.path(), &["drift", base.to_str().unwrap(), &live]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains(": 0 change(s)"), "{}", r.stdout);
+    // An older baseline: one more prompt, a template with another URI, an argument that
+    // was optional, no logging capability.
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
+    let prompts = v["prompts"].as_array_mut().unwrap();
+    assert!(!prompts.is_empty());
+    prompts.push(serde_json::json!({"name": "retired-prompt", "description": "Gone now."}));
+    let with_required = prompts
+        .iter_mut()
+        .find(|p| {
+            p["arguments"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|x| x["required"] == true))
+        })
+        .expect("a prompt with a required argument");
+    let pname = with_required["name"].as_str().unwrap().to_string();
+    for a in with_required["arguments"].as_array_mut().unwrap() {
+        if a["required"] == true {
+            a["required"] = serde_json::json!(false);
+        }
+    }
+    let tpl = &mut v["resourceTemplates"].as_array_mut().unwrap()[0];
+    let tname = tpl["name"].as_str().unwrap().to_string();
+    tpl["uriTemplate"] = serde_json::json!("demo://old/{id}");
+    v["capabilities"].as_object_mut().unwrap().remove("logging");
+    let old = tmp.path().join("old.json");
+    std::fs::write(&old, v.to_string()).unwrap();
+    let r = run(
+        tmp.path(),
+        &["drift", old.to_str().unwrap(), &live, "--format", "json"],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let d: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let got: Vec<(String, String)> = d["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["rule"].as_str().unwrap().to_string(),
+                c["tool"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    for want in [
+        (
+            "prompt-removed".to_string(),
+            "prompt:retired-prompt".to_string(),
+        ),
+        (
+            "prompt-argument-became-required".into(),
+            format!("prompt:{pname}"),
+        ),
+        (
+            "resource-template-uri-changed".into(),
+            format!("template:{tname}"),
+        ),
+        ("capability-added".into(), "server".into()),
+    ] {
+        assert!(got.contains(&want), "{want:?} not in {got:?}");
+    }
+}
+
+#[test]
+fn the_drift_gate_script_blocks_then_accepts_an_updated_baseline() {
+    // scripts/drift-gate.sh is what action.yml and the pre-commit hook run.
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().join("mcp-baseline.json");
+    let server = everything();
+    let gate = |args: &[&str]| {
+        let o = std::process::Command::new(root().join("scripts/drift-gate.sh"))
+            .args(args)
+            .env("GROUNDCHECK", env!("CARGO_BIN_EXE_groundcheck"))
+            .current_dir(tmp.path())
+            .output()
+            .unwrap();
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr),
+        )
+    };
+    let b = base.to_str().unwrap();
+    let (code, out) = gate(&[b, &server]);
+    assert_eq!(code, 2, "no baseline yet: {out}");
+    assert!(out.contains("--update"), "{out}");
+    assert_eq!(gate(&["--update", b, &server]).0, 0);
+    let (code, out) = gate(&[b, &server]);
+    assert_eq!(code, 0, "{out}");
+    // A baseline whose get-sum took `x`: the live server renamed it, the gate fails.
+    let text = std::fs::read_to_string(&base).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let sum = v["tools"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|t| t["name"] == "get-sum")
+        .unwrap();
+    let props = sum["inputSchema"]["properties"].as_object_mut().unwrap();
+    let a = props.remove("a").unwrap();
+    props.insert("first".into(), a);
+    sum["inputSchema"]["required"] = serde_json::json!(["first", "b"]);
+    std::fs::write(&base, v.to_string()).unwrap();
+    let (code, out) = gate(&[b, &server, "--format", "github"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("::error"), "{out}");
+    // Accepting the change is one documented step.
+    assert_eq!(gate(&["--update", b, &server]).0, 0);
+    assert_eq!(gate(&[b, &server]).0, 0);
+}

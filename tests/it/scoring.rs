@@ -521,6 +521,78 @@ fn replay_shows_which_recorded_calls_a_candidate_schema_breaks() {
         out.contains("2 of 3 recorded calls to open_tickets (task-specific) would fail"),
         "{out}"
     );
+    // Every snapshot form groundcheck writes or reads is a candidate: what `snapshot`
+    // writes by default (Parquet) and a tools/list file, with the same verdict.
+    let tools_list = root().join("tests/fixtures/drift/warehouse-candidate.json");
+    ok(
+        tmp.path(),
+        &["snapshot", tools_list.to_str().unwrap(), "--out", "snap"],
+    );
+    let run_sql = "41 of 41 recorded calls to run_sql (generic-warehouse) would fail: 41 x Schema mismatch: missing required parameter 'query'; 41 x Schema mismatch: unknown parameter 'sql'\n";
+    for candidate in [
+        tmp.path().join("snap/snapshots").display().to_string(),
+        tools_list.display().to_string(),
+    ] {
+        let out = ok(
+            tmp.path(),
+            &[
+                "replay",
+                "--data",
+                d.to_str().unwrap(),
+                "--candidate",
+                &candidate,
+            ],
+        );
+        assert!(out.ends_with(run_sql), "{candidate}: {out}");
+    }
+    // A tools/list without a server name cannot match recorded calls: said, exit 2; so
+    // is a server the recorded calls never went to.
+    let anonymous = tmp.path().join("anonymous.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&tools_list).unwrap()).unwrap();
+    v.as_object_mut().unwrap().remove("serverInfo");
+    std::fs::write(&anonymous, v.to_string()).unwrap();
+    let r = run(
+        tmp.path(),
+        &[
+            "replay",
+            "--data",
+            d.to_str().unwrap(),
+            "--candidate",
+            anonymous.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("names no server"), "{}", r.stderr);
+    let r = run(
+        tmp.path(),
+        &[
+            "replay",
+            "--data",
+            d.to_str().unwrap(),
+            "--candidate",
+            anonymous.to_str().unwrap(),
+            "--server",
+            "nobody",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("no recorded call in") && r.stderr.contains("generic-warehouse"),
+        "{}",
+        r.stderr
+    );
+    let r = run(
+        tmp.path(),
+        &[
+            "drift",
+            anonymous.to_str().unwrap(),
+            anonymous.to_str().unwrap(),
+            "--replay",
+            d.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
 }
 
 #[test]

@@ -15,11 +15,26 @@ fn corpus() -> PathBuf {
 }
 
 fn tools(server: &str, version: &str) -> Vec<Tool> {
+    tools_from_json(&capture(server, version)).unwrap()
+}
+
+fn capture(server: &str, version: &str) -> serde_json::Value {
     let path = corpus().join(server).join(format!("{version}.json"));
-    let v: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&path).unwrap_or_else(|e| panic!("{path:?}: {e}")))
-            .unwrap();
-    tools_from_json(&v).unwrap()
+    serde_json::from_slice(&std::fs::read(&path).unwrap_or_else(|e| panic!("{path:?}: {e}")))
+        .unwrap()
+}
+
+/// Tools, and the rest of the surface (prompts, resources, templates, instructions,
+/// capabilities) as `groundcheck drift` compares two captures.
+fn all_changes(server: &str, old: &str, new: &str) -> Vec<drift::Change> {
+    let (a, b) = (capture(server, old), capture(server, new));
+    let mut out = drift::diff(&tools_from_json(&a).unwrap(), &tools_from_json(&b).unwrap());
+    let (sa, sb) = (
+        drift::surface::Surface::from_json(&a).unwrap(),
+        drift::surface::Surface::from_json(&b).unwrap(),
+    );
+    out.extend(drift::surface::diff(&sa, &sb));
+    out
 }
 
 #[test]
@@ -30,7 +45,7 @@ fn real_releases_get_the_verdicts_checked_by_hand() {
     for line in expected.lines().filter(|l| !l.starts_with('#')) {
         let f: Vec<&str> = line.split('\t').collect();
         let (server, old, new, verdict) = (f[0], f[1], f[2], f[3]);
-        let changes = drift::diff(&tools(server, old), &tools(server, new));
+        let changes = all_changes(server, old, new);
         let blocked: Vec<String> = changes
             .iter()
             .filter(|c| c.action == Action::Block)
@@ -113,7 +128,11 @@ fn text_review_catches_poisoning_and_passes_real_wording_changes() {
             .iter()
             .map(|v| v.as_str().unwrap().to_string())
             .collect();
-        let m = drift::text::markers(e["text"].as_str().unwrap(), &others, e["tool"].as_str().unwrap());
+        let m = drift::text::markers(
+            e["text"].as_str().unwrap(),
+            &others,
+            e["tool"].as_str().unwrap(),
+        );
         n += 1;
         if m.is_empty() {
             missed.push(e["source"].as_str().unwrap().to_string());

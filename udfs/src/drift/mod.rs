@@ -7,6 +7,7 @@ pub mod canonical;
 pub mod rules;
 pub mod schema;
 pub mod semver;
+pub mod surface;
 pub mod text;
 
 use std::collections::{BTreeMap, BTreeSet};

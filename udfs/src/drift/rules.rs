@@ -103,6 +103,9 @@ pub enum Direction {
     Annotation,
     /// Model-visible text: titles and descriptions.
     Text,
+    /// The rest of the server: prompts, resources, resource templates, instructions,
+    /// capabilities.
+    Server,
 }
 
 impl Direction {
@@ -113,6 +116,7 @@ impl Direction {
             Direction::Output => "output",
             Direction::Annotation => "annotation",
             Direction::Text => "text",
+            Direction::Server => "server",
         }
     }
 }
@@ -213,6 +217,119 @@ const ANNOTATION: &[(&str, Severity, Action, &str)] = &[
         Review,
         Action::Warn,
         "Another annotation changed (title or a key the rules do not judge).",
+    ),
+];
+
+/// The rest of a server's surface (surface.rs). Prompts are called like tools with
+/// string arguments: the same variance as an inputSchema.
+const SERVER: &[(&str, Severity, Action, &str)] = &[
+    (
+        "prompt-added",
+        Compatible,
+        Action::Allow,
+        "A prompt was added.",
+    ),
+    (
+        "prompt-removed",
+        Breaking,
+        Action::Block,
+        "A prompt was removed: clients that get it fail.",
+    ),
+    (
+        "prompt-likely-renamed",
+        LikelyBreaking,
+        Action::Block,
+        "A prompt was removed and one with a similar name added: likely a rename (block until confirmed).",
+    ),
+    (
+        "prompt-argument-added-required",
+        Breaking,
+        Action::Block,
+        "A required prompt argument was added: clients that do not send it fail.",
+    ),
+    (
+        "prompt-argument-added-optional",
+        Compatible,
+        Action::Allow,
+        "An optional prompt argument was added.",
+    ),
+    (
+        "prompt-argument-removed",
+        Warning,
+        Action::Warn,
+        "A prompt argument was removed: what clients send for it is ignored or refused.",
+    ),
+    (
+        "prompt-argument-became-required",
+        Breaking,
+        Action::Block,
+        "A prompt argument became required.",
+    ),
+    (
+        "prompt-argument-became-optional",
+        Compatible,
+        Action::Allow,
+        "A prompt argument became optional.",
+    ),
+    (
+        "resource-template-added",
+        Compatible,
+        Action::Allow,
+        "A resource template was added.",
+    ),
+    (
+        "resource-template-removed",
+        Breaking,
+        Action::Block,
+        "A resource template was removed: URIs built from it no longer resolve.",
+    ),
+    (
+        "resource-template-uri-changed",
+        Breaking,
+        Action::Block,
+        "A resource template's URI template changed: URIs built from the old one no longer resolve.",
+    ),
+    (
+        "resource-added",
+        Compatible,
+        Action::Allow,
+        "A resource is now listed.",
+    ),
+    (
+        "resource-removed",
+        Warning,
+        Action::Warn,
+        "A resource is no longer listed (lists of resources are often data, not contract).",
+    ),
+    (
+        "resource-mime-type-changed",
+        Warning,
+        Action::Warn,
+        "A resource's or template's mimeType changed: readers may not parse it.",
+    ),
+    (
+        "server-instructions-changed",
+        Review,
+        Action::Warn,
+        "The server's instructions changed: model-visible, like a description.",
+    ),
+    (
+        "capability-removed",
+        Breaking,
+        Action::Block,
+        "The server no longer offers a capability (tools, prompts, resources, logging, completions, ...).",
+    ),
+    (
+        "capability-added",
+        Compatible,
+        Action::Allow,
+        "The server offers a new capability.",
+    ),
+    (
+        "capability-changed",
+        Review,
+        Action::Warn,
+        "A capability's options changed (listChanged, subscribe, ...).",
     ),
 ];
 
@@ -530,6 +647,7 @@ fn build() -> Vec<Rule> {
     fixed(Direction::Tool, TOOL);
     fixed(Direction::Annotation, ANNOTATION);
     fixed(Direction::Text, TEXT);
+    fixed(Direction::Server, SERVER);
     for dir in [Direction::Input, Direction::Output] {
         let pick = |i: Severity, o: Severity| if dir == Direction::Input { i } else { o };
         let side = if dir == Direction::Input {
