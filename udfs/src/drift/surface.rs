@@ -378,7 +378,7 @@ fn capabilities(old: &Surface, new: &Surface, out: &mut Vec<Change>) {
                 "capability-changed",
                 "server",
                 &p,
-                format!("the server's experimental capabilities changed"),
+                "the server's experimental capabilities changed".to_string(),
                 a,
                 b,
             )),
