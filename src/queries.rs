@@ -46,6 +46,7 @@ pub const FILES: &[(&str, &str)] = query_files![
     "report.sql",
     "suite/curation.sql",
     "suite/impact.sql",
+    "task_terms.sql",
     "tasks.sql",
     "trace_outcomes.sql",
     "trends.sql",

@@ -7,7 +7,7 @@
 --   fiscal is asked (window: the date bounds do not include the case's window start and
 --   end, or the day after the end for an exclusive bound)
 -- grain: one row per symptom: (run_id, server, case_id, call_id, class, rule, evidence)
--- inputs: task_freshness, call_time_filters, tasks, glossary
+-- inputs: task_freshness, call_time_filters, tasks, task_terms
 -- nulls: call_id is NULL for a task-level symptom
 SELECT * FROM (
 SELECT run_id, server, case_id, NULL, 'temporal', 'freshness',
@@ -21,8 +21,8 @@ SELECT w.run_id, w.server, w.case_id, w.call_id, 'temporal', 'time-column',
 FROM (
   SELECT f.run_id, f.server, f.case_id, f.call_id, g.term, g.time_column, array_sort(array_agg(f.field)) AS fields
   FROM call_time_filters f
-  JOIN tasks t ON t.run_id = f.run_id AND t.server = f.server AND t.case_id = f.case_id
-  JOIN glossary g ON strpos(lower(t.question), lower(g.term)) > 0 AND g.time_column IS NOT NULL
+  JOIN task_terms g ON g.run_id = f.run_id AND g.server = f.server AND g.case_id = f.case_id
+    AND g.time_column IS NOT NULL
   GROUP BY f.run_id, f.server, f.case_id, f.call_id, g.term, g.time_column
 ) AS w
 WHERE NOT array_has(w.fields, lower(w.time_column))

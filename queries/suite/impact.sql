@@ -82,7 +82,7 @@ touched AS (
   UNION ALL
   SELECT c.case_id, 'glossary term ''' || t.term || ''' ' || t.how
   FROM cases c JOIN terms t
-    ON strpos(lower(c.question), lower(t.term)) > 0
+    ON has_term(c.question, t.term)
     OR c.gold['definition'] = t.new_definition OR c.gold['definition'] = t.old_definition
   UNION ALL
   SELECT c.case_id, 'policy ' || coalesce(p.scope, '(no scope)') || ' for ' || coalesce(p.as_user, p.role, 'everyone') || ' ' || p.how
@@ -97,7 +97,7 @@ touched AS (
   WHERE k.case_id IS NOT NULL
   UNION ALL
   SELECT c.case_id, 'tool ' || t.tool || ' (' || t.server || ') changed'
-  FROM cases c JOIN glossary g ON strpos(lower(c.question), lower(g.term)) > 0
+  FROM cases c JOIN glossary g ON has_term(c.question, g.term)
   JOIN tools t ON array_has(g.tools, t.tool)
 )
 SELECT case_id, count(DISTINCT reason) AS touched,

@@ -8,6 +8,7 @@
 pub mod answer_correct;
 pub mod common;
 pub mod drift;
+pub mod has_term;
 pub mod policy_violations;
 pub mod predicate_match;
 pub mod result_is_empty;
@@ -33,6 +34,7 @@ pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
         ScalarUDF::new_from_impl(policy_violations::PolicyViolations::default()),
         ScalarUDF::new_from_impl(predicate_match::PredicateMatch::verdict()),
         ScalarUDF::new_from_impl(predicate_match::PredicateMatch::reason()),
+        ScalarUDF::new_from_impl(has_term::HasTerm::default()),
         ScalarUDF::new_from_impl(result_is_empty::ResultIsEmpty::default()),
         ScalarUDF::new_from_impl(result_shape::ResultShape::shape()),
         ScalarUDF::new_from_impl(result_shape::ResultShape::rows()),

@@ -10,13 +10,16 @@
 //! normalized text, and a conjunct the query touches only in ways we cannot decide makes
 //! the answer `unsure`, never a guess.
 //!
-//! What "applies" means, per governed conjunct: a set of states (`IN`, `=`) must be the
-//! same set in the query (`status = 'open'` does not apply "open ticket = status in (open,
-//! pending)": it undercounts); an exclusion (`NOT IN`, `<>`) is applied by excluding the
-//! same states or more, or by keeping only states outside them (`plan = 'pro'` applies
-//! `plan <> 'trial'`); a range or a null check must be implied by the query's bounds;
-//! anything else must appear in the same normalized form. Other conjuncts of the query (a
-//! region, a window) are free.
+//! What "applies" means, per governed conjunct (the table of cases is in
+//! queries/metrics/definition_match.sql): a set of states (`IN`, `=`) must be the same set
+//! in the query (`status = 'open'` does not apply "open ticket = status in (open,
+//! pending)": it undercounts); a range must be the same range (the governed conjuncts on
+//! one column merged: `amount = 20000` does not apply `amount BETWEEN 10000 AND 50000`);
+//! an exclusion (`NOT IN`, `<>`) is applied by excluding the same states or more, or by
+//! keeping only states outside them (`plan = 'pro'` applies `plan <> 'trial'`: an
+//! exclusion is a constraint, not a membership); a null check must be implied; anything
+//! else must appear in the same normalized form. Other conjuncts of the query (a region, a
+//! window) are free.
 
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
@@ -481,8 +484,11 @@ pub fn predicate_match(
     };
     let mut verdict = Verdict::Match;
     let mut reasons = Vec::new();
-    for c in conjuncts(&pred) {
-        let p = to_atom(c, &mut resolve_governed);
+    let atoms: Vec<Atom> = conjuncts(&pred)
+        .into_iter()
+        .map(|c| to_atom(c, &mut resolve_governed))
+        .collect();
+    for p in merge_ranges(atoms) {
         let (v, why) = implied(&p, &filters, &used);
         if v != Verdict::Match {
             reasons.push(why);
@@ -543,10 +549,11 @@ fn implied(p: &Atom, filters: &[Atom], used: &[String]) -> (Verdict, String) {
             }
             _ => false,
         }),
+        // A range is a membership too: the query's bounds on the column must be the
+        // governed bounds (a narrower range undercounts, a wider one overcounts).
         Atom::Range { col, lo, hi } => {
             let (qlo, qhi) = query_range(col, &on_col);
-            bound_within(lo.as_ref(), qlo.as_ref(), true)
-                && bound_within(hi.as_ref(), qhi.as_ref(), false)
+            same_bound(lo.as_ref(), qlo.as_ref()) && same_bound(hi.as_ref(), qhi.as_ref())
         }
         Atom::Null { col, negated: true } => on_col.iter().any(|q| match q {
             Atom::Null { negated, .. } => *negated,
@@ -641,16 +648,37 @@ pub(crate) fn tighter(a: Option<Bound>, b: Option<Bound>, lower: bool) -> Option
     }
 }
 
-/// Whether the query's bound `q` is at least as tight as the governed bound `p`.
-fn bound_within(p: Option<&Bound>, q: Option<&Bound>, lower: bool) -> bool {
-    let Some((pv, pincl)) = p else { return true };
-    let Some((qv, qincl)) = q else { return false };
-    match qv.compare(pv) {
-        Some(Ordering::Equal) => *pincl || !*qincl,
-        Some(Ordering::Greater) => lower,
-        Some(Ordering::Less) => !lower,
-        None => false,
+/// Whether the query's bound `q` is the governed bound `p` (the same value, both
+/// inclusive or both exclusive; both absent).
+fn same_bound(p: Option<&Bound>, q: Option<&Bound>) -> bool {
+    match (p, q) {
+        (None, None) => true,
+        (Some((pv, pincl)), Some((qv, qincl))) => {
+            qv.compare(pv) == Some(Ordering::Equal) && pincl == qincl
+        }
+        _ => false,
     }
+}
+
+/// The governed predicate's range conjuncts on one column as one range (`a >= 1 AND a <=
+/// 5` is `a BETWEEN 1 AND 5`), so it is compared with the query's range as a whole.
+fn merge_ranges(atoms: Vec<Atom>) -> Vec<Atom> {
+    let mut out: Vec<Atom> = Vec::new();
+    for a in atoms {
+        if let Atom::Range { col, lo, hi } = &a
+            && let Some(Atom::Range {
+                lo: olo, hi: ohi, ..
+            }) = out
+                .iter_mut()
+                .find(|o| matches!(o, Atom::Range { col: c, .. } if same_col(c, col)))
+        {
+            *olo = tighter(olo.take(), lo.clone(), true);
+            *ohi = tighter(ohi.take(), hi.clone(), false);
+            continue;
+        }
+        out.push(a);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -698,15 +726,8 @@ mod tests {
         );
         assert_eq!(
             check(
-                "SELECT 1 FROM orders WHERE 5 < amount AND amount < 7",
-                "orders.amount BETWEEN 0 AND 10"
-            ),
-            Match
-        );
-        assert_eq!(
-            check(
                 "SELECT 1 FROM orders WHERE created_at >= DATE '2026-04-01' AND created_at < '2026-07-01'::date",
-                "orders.created_at >= '2026-04-01'"
+                "orders.created_at >= '2026-04-01' AND orders.created_at < '2026-07-01'"
             ),
             Match
         );
@@ -751,6 +772,19 @@ mod tests {
             ),
             Mismatch
         );
+        // Equivalence, not implication: a narrower range, a point inside, a wider one.
+        for sql in [
+            "SELECT 1 FROM orders WHERE 5 < amount AND amount < 7",
+            "SELECT 1 FROM orders WHERE amount = 5",
+            "SELECT 1 FROM orders WHERE amount >= 0",
+            "SELECT 1 FROM orders WHERE amount BETWEEN 0 AND 20",
+        ] {
+            assert_eq!(
+                check(sql, "orders.amount BETWEEN 0 AND 10"),
+                Mismatch,
+                "{sql}"
+            );
+        }
         assert_eq!(
             check(
                 "SELECT sum(CASE WHEN subscription_status = 'ACTIVE' THEN 1 END) FROM customers",
