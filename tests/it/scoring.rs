@@ -725,3 +725,42 @@ fn labels_in_chunks_are_the_bytes_of_one_pass() {
     };
     assert_eq!(label("o1", "0"), label("o2", "100"));
 }
+
+#[test]
+fn catalog_names_with_blanks_stay_whole_from_catalog_to_fields() {
+    use crate::support::sql_csv;
+    // BIRD's california_schools: column names with blanks and parentheses. The shipped
+    // catalog_entries view quotes them; sql_fields then reads a correct query's columns
+    // whole (recall kept) and names an unknown qualified column.
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog.jsonl");
+    std::fs::write(
+        &cat,
+        [
+            r#"{"table_name": "frpm", "column_name": "Free Meal Count (K-12)", "data_type": "REAL"}"#,
+            r#"{"table_name": "frpm", "column_name": "Enrollment (K-12)", "data_type": "REAL"}"#,
+            r#"{"table_name": "frpm", "column_name": "County Name", "data_type": "TEXT"}"#,
+            r#"{"table_name": "frpm", "column_name": "CDSCode", "data_type": "TEXT", "is_primary_key": true}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let entries = sql_csv(
+        &demo(),
+        &[("catalog", &cat)],
+        "SELECT array_to_string(entries, ' | ') AS e FROM catalog_entries",
+    );
+    assert_eq!(
+        entries,
+        "e\n\"frpm.\"\"County Name\"\" | frpm.\"\"Enrollment (K-12)\"\" | frpm.\"\"Free Meal Count (K-12)\"\" | frpm.CDSCode pk\"\n"
+    );
+    let fields = sql_csv(
+        &demo(),
+        &[("catalog", &cat)],
+        "SELECT array_to_string(f['fields'], ' | ') AS fields, array_to_string(f['reasons'], ' | ') AS reasons FROM (SELECT sql_fields('SELECT T1.`Free Meal Count (K-12)` / T1.`Enrollment (K-12)` FROM frpm AS T1 WHERE T1.`County Name` = ''Alameda'' AND T1.County = \"x\"', 'sqlite', (SELECT entries FROM catalog_entries)) AS f)",
+    );
+    assert_eq!(
+        fields,
+        "fields,reasons\nfrpm.County Name | frpm.Enrollment (K-12) | frpm.Free Meal Count (K-12),unknown column T1.County\n"
+    );
+}

@@ -1089,6 +1089,13 @@ impl<'a> Analyzer<'a> {
                 if parts.len() == 1 && is_date_part(first) {
                     return Lineage::new();
                 }
+                // SQLite/MySQL: "USA" that names no column is the string 'USA'.
+                if parts.len() == 1
+                    && first.quote_style == Some('"')
+                    && self.dialect.double_quoted_may_be_string()
+                {
+                    return Lineage::new();
+                }
                 if parts.len() > 1 {
                     let name = parts
                         .iter()

@@ -41,6 +41,12 @@ impl Dialect {
         })
     }
 
+    /// SQLite (and MySQL without ANSI_QUOTES) read a double-quoted token that names no
+    /// column as a string literal: `WHERE country = "USA"`.
+    pub fn double_quoted_may_be_string(&self) -> bool {
+        matches!(self.name.as_str(), "sqlite" | "mysql")
+    }
+
     pub fn parse(&self, sql: &str) -> Result<Vec<Statement>, String> {
         Parser::parse_sql(self.parser.as_ref(), sql).map_err(|e| format!("cannot parse: {e}"))
     }
@@ -96,16 +102,58 @@ pub struct ColumnInfo {
 }
 
 /// Splits an entry into its field name and annotations.
-pub fn parse_entry(entry: &str) -> (&str, ColumnInfo) {
+/// The parts of a dotted name, each bare or double-quoted (`""` inside a quoted part is
+/// one `"`): `frpm."free meal count (k-12)"`. Returns the parts and the rest of the text
+/// after the name.
+pub fn name_parts(text: &str) -> (Vec<String>, &str) {
+    let mut parts = Vec::new();
+    let mut rest = text.trim_start();
+    loop {
+        let mut part = String::new();
+        if let Some(r) = rest.strip_prefix('"') {
+            let mut chars = r.char_indices().peekable();
+            let mut end = r.len();
+            while let Some((i, c)) = chars.next() {
+                if c == '"' {
+                    if chars.peek().is_some_and(|(_, n)| *n == '"') {
+                        part.push('"');
+                        chars.next();
+                        continue;
+                    }
+                    end = i + 1;
+                    break;
+                }
+                part.push(c);
+            }
+            rest = &r[end.min(r.len())..];
+        } else {
+            let end = rest
+                .find(|c: char| c == '.' || c.is_whitespace())
+                .unwrap_or(rest.len());
+            part.push_str(&rest[..end]);
+            rest = &rest[end..];
+        }
+        parts.push(part);
+        match rest.strip_prefix('.') {
+            Some(r) => rest = r,
+            None => break,
+        }
+    }
+    (parts, rest)
+}
+
+/// An entry: the dotted name (parts bare or double-quoted), then ` pk`, ` -> target`,
+/// ` [unit]`. The name is returned with its parts unquoted, joined by '.'.
+pub fn parse_entry(entry: &str) -> (String, Vec<String>, ColumnInfo) {
     let entry = entry.trim();
-    let (name, rest) = entry.split_once(char::is_whitespace).unwrap_or((entry, ""));
+    let (parts, rest) = name_parts(entry);
+    let name = parts.join(".");
     let mut info = ColumnInfo::default();
     let mut rest = rest.trim();
     while !rest.is_empty() {
         if let Some(r) = rest.strip_prefix("->") {
-            let r = r.trim_start();
-            let (target, after) = r.split_once(char::is_whitespace).unwrap_or((r, ""));
-            info.references = Some(target.to_string());
+            let (target, after) = name_parts(r);
+            info.references = Some(target.join("."));
             rest = after.trim_start();
         } else if let Some(r) = rest.strip_prefix('[') {
             let (unit, after) = r.split_once(']').unwrap_or((r, ""));
@@ -119,7 +167,7 @@ pub fn parse_entry(entry: &str) -> (&str, ColumnInfo) {
             rest = after.trim_start();
         }
     }
-    (name, info)
+    (name, parts, info)
 }
 
 impl Catalog {
@@ -127,16 +175,16 @@ impl Catalog {
         let mut cat = Catalog::default();
         let mut index: HashMap<(Option<String>, String), usize> = HashMap::new();
         for entry in entries {
-            let (entry, info) = parse_entry(entry);
+            let (entry, parts, info) = parse_entry(entry);
             if info != ColumnInfo::default() {
                 cat.info.insert(entry.to_lowercase(), info);
             }
-            let parts: Vec<&str> = entry.split('.').collect();
             let (schema, table, column) = match parts.as_slice() {
-                [t, c] => (None, *t, *c),
-                [s @ .., t, c] if !s.is_empty() => (Some(s.join(".")), *t, *c),
+                [t, c] => (None, t.as_str(), c.as_str()),
+                [s @ .., t, c] if !s.is_empty() => (Some(s.join(".")), t.as_str(), c.as_str()),
                 _ => continue,
             };
+            let entry = entry.as_str();
             let key = (schema.clone(), table.to_string());
             let i = *index.entry(key).or_insert_with(|| {
                 cat.tables.push(CatalogTable {
@@ -199,11 +247,12 @@ impl Catalog {
                     .copied()
                     .filter(|&i| {
                         let t = &self.tables[i];
+                        // A catalog without schemas cannot contradict a written one:
+                        // `public.customers` and `db.schema.customers` are `customers`.
                         dialect.matches(last, &t.name)
-                            && schema.is_none_or(|s| {
-                                t.schema.as_deref().is_some_and(|ts| {
-                                    dialect.matches(s, ts.rsplit('.').next().unwrap_or(ts))
-                                })
+                            && schema.is_none_or(|s| match t.schema.as_deref() {
+                                None => true,
+                                Some(ts) => dialect.matches(s, ts.rsplit('.').next().unwrap_or(ts)),
                             })
                     })
                     .collect()
@@ -230,13 +279,20 @@ mod tests {
 
     #[test]
     fn entries_carry_keys_and_units() {
-        let (name, info) = parse_entry("orders.customer_id -> customers.id");
+        let (name, _, info) = parse_entry("orders.customer_id -> customers.id");
         assert_eq!(name, "orders.customer_id");
         assert_eq!(info.references.as_deref(), Some("customers.id"));
-        let (_, info) = parse_entry("orders.total_cents [cents]");
+        let (_, _, info) = parse_entry("orders.total_cents [cents]");
         assert_eq!(info.unit.as_deref(), Some("cents"));
-        let (_, info) = parse_entry("orders.id pk");
+        let (_, _, info) = parse_entry("orders.id pk");
         assert!(info.primary_key);
+        // Names with blanks, dots and quotes are double-quoted parts, never split.
+        let (name, parts, info) =
+            parse_entry(r#"frpm."Free Meal Count (K-12)" -> "school.list"."id ""x""" [count]"#);
+        assert_eq!(name, "frpm.Free Meal Count (K-12)");
+        assert_eq!(parts, ["frpm", "Free Meal Count (K-12)"]);
+        assert_eq!(info.references.as_deref(), Some(r#"school.list.id "x""#));
+        assert_eq!(info.unit.as_deref(), Some("count"));
         let cat =
             Catalog::from_entries(["orders.id pk", "orders.total_cents [cents]", "x.orders.id"]);
         assert_eq!(
