@@ -22,6 +22,7 @@ pub mod model;
 pub mod oracle;
 pub mod output;
 pub mod queries;
+pub mod remote_out;
 pub mod runner;
 pub mod sample;
 pub mod scoring;

@@ -58,7 +58,7 @@ pub struct Args {
 
     /// Folder for outputs.
     #[arg(long, default_value = "out")]
-    out: std::path::PathBuf,
+    pub(crate) out: std::path::PathBuf,
 }
 
 fn parse_every(s: &str) -> Result<Duration, String> {

@@ -41,7 +41,7 @@ pub struct Args {
 
     /// Folder for outputs.
     #[arg(long, default_value = "out")]
-    out: PathBuf,
+    pub(crate) out: PathBuf,
 
     /// run_id for every step.
     #[arg(long, default_value = "collect")]

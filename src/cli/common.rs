@@ -323,3 +323,16 @@ async fn labels_at_once(session: &Session, out: &Path) -> anyhow::Result<u64> {
     w.finish()?;
     Ok(n)
 }
+
+/// For verbs that cannot write to an object store yet: a `--out URL` is refused before
+/// anything is written (rather than a local folder named `s3:`).
+pub fn local_out(out: &std::path::Path, verb: &str) -> anyhow::Result<()> {
+    if groundcheck::remote_out::is_remote(out) {
+        anyhow::bail!(groundcheck::Error::Usage(format!(
+            "--out {}: `{verb}` writes to a local folder only (label, report, ingest, \
+             import, snapshot, sample, sql, replay and gen write to s3://); write locally and copy",
+            out.display()
+        )));
+    }
+    Ok(())
+}

@@ -100,7 +100,7 @@ pub struct Args {
 
     /// Folder for the records.
     #[arg(long, default_value = "out")]
-    out: PathBuf,
+    pub(crate) out: PathBuf,
 
     /// Serve agents over streamable HTTP at ADDR (e.g. 127.0.0.1:8931; port 0 picks one)
     /// instead of stdio: endpoint http://ADDR/mcp, one gateway session (server

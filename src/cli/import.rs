@@ -37,7 +37,7 @@ pub struct Args {
 
     /// Folder for outputs.
     #[arg(long, default_value = "out")]
-    out: std::path::PathBuf,
+    pub(crate) out: std::path::PathBuf,
 }
 
 /// How imported traces are tied to servers and cases (`import` and `collect`).

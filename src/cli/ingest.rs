@@ -19,7 +19,7 @@ pub struct Args {
     input: Input,
 
     #[command(flatten)]
-    output: Output,
+    pub(crate) output: Output,
 
     /// Split every table that has this column (e.g. run_id) into COL=value/ folders.
     #[arg(long, value_name = "COLUMN")]

@@ -21,7 +21,7 @@ pub struct Args {
     input: Input,
 
     #[command(flatten)]
-    output: Output,
+    pub(crate) output: Output,
 
     #[command(flatten)]
     oracle: Oracle,

@@ -60,8 +60,71 @@ enum Command {
     Tables(tables::Args),
 }
 
+/// With `--out URL`: the verb writes into a local staging folder, uploaded when it ends
+/// well (src/remote_out.rs).
+fn stage(out: &mut std::path::PathBuf) -> anyhow::Result<Option<groundcheck::remote_out::Staging>> {
+    if !groundcheck::remote_out::is_remote(out) {
+        return Ok(None);
+    }
+    let staging = groundcheck::remote_out::Staging::new(out)?;
+    *out = staging.local.clone();
+    Ok(Some(staging))
+}
+
+/// Uploads what a staged verb wrote when it succeeded (exit 0 or 1: findings, not
+/// failures); nothing otherwise.
+async fn unstage(
+    staging: Option<groundcheck::remote_out::Staging>,
+    code: anyhow::Result<ExitCode>,
+) -> anyhow::Result<ExitCode> {
+    let Some(staging) = staging else {
+        return code;
+    };
+    let code = code?;
+    if code == ExitCode::from(2) {
+        return Ok(code);
+    }
+    let sent = staging.upload().await?;
+    if sent.is_empty() {
+        anyhow::bail!(groundcheck::Error::Input(
+            "the verb wrote no output file to upload".to_string()
+        ));
+    }
+    eprintln!("uploaded {} file(s): {}", sent.len(), sent.join(", "));
+    Ok(code)
+}
+
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {
+    let mut command = cli.command;
+    let staging = match &mut command {
+        Command::Ingest(a) => stage(&mut a.output.out)?,
+        Command::Label(a) => stage(&mut a.output.out)?,
+        Command::Report(a) => stage(&mut a.output.out)?,
+        Command::Sample(a) => stage(&mut a.output.out)?,
+        Command::Replay(a) => stage(&mut a.output.out)?,
+        Command::Sql(a) => stage(&mut a.out.out)?,
+        Command::Import(a) => stage(&mut a.out)?,
+        Command::Snapshot(a) => stage(&mut a.out)?,
+        Command::Gen(a) => stage(&mut a.out)?,
+        Command::Canary(a) => {
+            common::local_out(&a.out, "canary")?;
+            None
+        }
+        Command::Collect(a) => {
+            common::local_out(&a.out, "collect")?;
+            None
+        }
+        Command::Gateway(a) => {
+            common::local_out(&a.out, "gateway")?;
+            None
+        }
+        Command::Run(a) => {
+            common::local_out(&a.out, "run")?;
+            None
+        }
+        _ => None,
+    };
+    let code = match command {
         Command::Canary(a) => canary::run(a).await,
         Command::Collect(a) => collect::run(a).await,
         Command::Drift(a) => drift::run(a).await,
@@ -82,5 +145,6 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Sql(a) => sql::run(a).await,
         Command::Suite(a) => suite::run(a).await,
         Command::Tables(a) => tables::run(a).await,
-    }
+    };
+    unstage(staging, code).await
 }

@@ -40,7 +40,7 @@ pub struct Args {
     input: Input,
 
     #[command(flatten)]
-    output: Output,
+    pub(crate) output: Output,
 }
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {

@@ -59,6 +59,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
 const RESULT_CHARS: usize = 2000;
 
 async fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
+    super::common::local_out(&args.output.out, "review export")?;
     let session = args.input.open().await?;
     args.oracle.apply(&session).await?;
     let ctx = &session.ctx;

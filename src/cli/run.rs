@@ -69,7 +69,7 @@ pub struct Args {
 
     /// Folder for outputs.
     #[arg(long, default_value = "out")]
-    out: PathBuf,
+    pub(crate) out: PathBuf,
 
     /// No per-case lines.
     #[arg(long, short)]

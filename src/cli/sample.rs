@@ -40,7 +40,7 @@ pub struct Args {
     input: Input,
 
     #[command(flatten)]
-    output: Output,
+    pub(crate) output: Output,
 }
 
 /// A stratum: (tool, user_role, outcome).

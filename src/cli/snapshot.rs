@@ -38,7 +38,7 @@ pub struct Args {
 
     /// Folder for outputs: rows go to OUT/snapshots/SERVER/.
     #[arg(long, default_value = "out")]
-    out: std::path::PathBuf,
+    pub(crate) out: std::path::PathBuf,
 
     /// Write the whole server surface (tools, prompts, resources, resource templates,
     /// instructions, capabilities) to FILE as one JSON capture instead of rows: the

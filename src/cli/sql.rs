@@ -42,7 +42,7 @@ pub struct Args {
     input: Input,
 
     #[command(flatten)]
-    out: Output,
+    pub(crate) out: Output,
 }
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {

@@ -111,6 +111,7 @@ fn write_rows(
 }
 
 async fn curate(input: Input, output: Output) -> anyhow::Result<ExitCode> {
+    super::common::local_out(&output.out, "suite curate")?;
     let session = input.open().await?;
     let result = scoring::collect(
         &session.ctx,
@@ -164,6 +165,7 @@ async fn impacted(
 }
 
 async fn impact(old: String, input: Input, output: Output) -> anyhow::Result<ExitCode> {
+    super::common::local_out(&output.out, "suite impact")?;
     let (session, rows) = impacted(&old, &input, &output).await?;
     let ids: BTreeSet<String> = rows
         .iter()
@@ -190,6 +192,7 @@ async fn impact(old: String, input: Input, output: Output) -> anyhow::Result<Exi
 }
 
 async fn rerun(old: String, input: Input, output: Output) -> anyhow::Result<ExitCode> {
+    super::common::local_out(&output.out, "suite rerun")?;
     let (session, rows) = impacted(&old, &input, &output).await?;
     if rows.is_empty() {
         println!("no case is touched by the change: nothing to rerun");

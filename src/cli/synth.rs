@@ -20,7 +20,7 @@ pub struct Args {
 
     /// The project folder to write.
     #[arg(long)]
-    out: std::path::PathBuf,
+    pub(crate) out: std::path::PathBuf,
 
     /// No progress bar.
     #[arg(long)]

@@ -248,3 +248,120 @@ fn s3_globs_and_errors_name_the_object() {
         r.stderr
     );
 }
+
+#[test]
+fn s3_as_the_output_of_every_batch_verb() {
+    // `--out s3://` used to write a local folder `./s3:/…` and say "-> s3://…". Now the
+    // outputs land in the bucket, byte for byte what a local --out gets, with no
+    // temporary keys left; a verb that cannot write there says so before writing.
+    let Some(s3) = start() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let d = demo();
+    let dd = d.to_str().unwrap();
+    let bucket = s3.root.path().join("lake");
+    for (local, remote) in [
+        ("local/pq", "s3://lake/out/pq"),
+        ("local/r", "s3://lake/out/r"),
+    ] {
+        let verb: &[&str] = if local.ends_with("pq") {
+            &["ingest", "-q", "--data", dd]
+        } else {
+            &["report", "-q", "--data", dd]
+        };
+        s3.ok(tmp.path(), &[verb, &["--out", local]].concat());
+        let r = s3.run(tmp.path(), &[verb, &["--out", remote]].concat());
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(r.stderr.contains("uploaded "), "{}", r.stderr);
+        let in_bucket = bucket.join(remote.trim_start_matches("s3://lake/"));
+        assert!(
+            tree(&tmp.path().join(local)) == tree(&in_bucket),
+            "{remote} differs from {local}"
+        );
+    }
+    assert!(
+        !tmp.path().join("s3:").exists(),
+        "no local folder named s3:"
+    );
+    // The report reads the project it ingested into the bucket.
+    s3.ok(
+        tmp.path(),
+        &[
+            "label",
+            "-q",
+            "--data",
+            "s3://lake/out/pq",
+            "--out",
+            "s3://lake/out/labels",
+        ],
+    );
+    assert!(bucket.join("out/labels/labels.parquet").is_file());
+    let snapshot = crate::support::root().join("tests/fixtures/drift/warehouse-candidate.json");
+    s3.ok(
+        tmp.path(),
+        &[
+            "snapshot",
+            snapshot.to_str().unwrap(),
+            "--out",
+            "s3://lake/out/snap",
+        ],
+    );
+    assert!(bucket.join("out/snap/snapshots/generic-warehouse").is_dir());
+    // No temporary key is left anywhere in the bucket.
+    let mut stack = vec![bucket.clone()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            assert!(
+                !p.to_string_lossy().contains("groundcheck-tmp"),
+                "{}",
+                p.display()
+            );
+            if p.is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    // A failing verb uploads nothing; a verb that writes locally only refuses at once.
+    let r = s3.run(
+        tmp.path(),
+        &[
+            "report",
+            "-q",
+            "--data",
+            "s3://lake/nothing-here",
+            "--out",
+            "s3://lake/out/empty",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(!bucket.join("out/empty").exists());
+    let r = s3.run(
+        tmp.path(),
+        &["gateway", "--out", "s3://lake/out/gw", "--", "true"],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("writes to a local folder only"),
+        "{}",
+        r.stderr
+    );
+    // Credentials the server refuses: one clear sentence naming the object, exit 2, and
+    // nothing in the bucket.
+    let out = s3
+        .env(cmd(tmp.path()).args([
+            "ingest",
+            "-q",
+            "--data",
+            dd,
+            "--out",
+            "s3://lake/out/denied",
+        ]))
+        .env("AWS_SECRET_ACCESS_KEY", "wrong")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot write s3://lake/out/denied/"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(!bucket.join("out/denied").exists());
+}
