@@ -479,3 +479,55 @@ fn sigint_and_sigterm_stop_a_report_and_leave_no_temporaries() {
         );
     }
 }
+
+#[test]
+fn a_hostile_query_in_one_trace_does_not_lose_the_night() {
+    // Issue #22: a run_sql argument with a 40,000-term expression overflowed the stack in
+    // the SQL analysis (SIGABRT) and the whole report was lost. Now that call gets a
+    // reason and every other task is labeled as before.
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("p");
+    crate::support::copy_dir(&crate::support::demo(), &data);
+    let trace = data.join("traces/run-demo-generic-warehouse.jsonl");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let line = text
+        .lines()
+        .find(|l| {
+            l.contains("\"case_id\": \"emea-active-q2-017\"") && l.contains("\"tool\": \"run_sql\"")
+        })
+        .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+    let terms: Vec<String> = (0..40_000)
+        .map(|i| format!("region_code = 'R{i}'"))
+        .collect();
+    v["arguments"]["sql"] = serde_json::json!(format!(
+        "SELECT COUNT(*) FROM customers WHERE {}",
+        terms.join(" OR ")
+    ));
+    v["call_id"] = serde_json::json!("c-hostile");
+    v["step"] = serde_json::json!(99);
+    std::fs::write(&trace, format!("{text}{v}\n")).unwrap();
+    let r = run(
+        tmp.path(),
+        &[
+            "report",
+            "-q",
+            "--data",
+            data.to_str().unwrap(),
+            "--out",
+            "out",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let labels = std::fs::read_to_string(tmp.path().join("out/labels.jsonl")).unwrap();
+    assert_eq!(labels.lines().count(), 80, "every task still labeled");
+    let sql = crate::support::sql_csv(
+        &data,
+        &[],
+        "SELECT call_id, array_to_string(field_reasons, '; ') AS reasons FROM call_fields WHERE call_id = 'c-hostile'",
+    );
+    assert!(
+        sql.contains("too large to analyse: 80000 operators in one query"),
+        "{sql}"
+    );
+}

@@ -744,3 +744,24 @@ fn server_surface_rules() {
         .unwrap();
     assert!(diff(&a, &b).is_empty());
 }
+
+#[test]
+fn megabyte_descriptions_are_diffed_in_linear_work() {
+    // Issue #22: a 1 MB description made drift run for more than 9 minutes (edit distance
+    // between long descriptions while pairing renames). Long descriptions now compare by
+    // equality there; the rename is still found by name, the wording change reported.
+    let long = "word ".repeat(200_000);
+    let old = json!({"name": "s", "description": long.clone(), "inputSchema": {"type": "object",
+        "properties": {"query": {"type": "string", "description": long.clone()}}}});
+    let new = json!({"name": "s", "description": format!("{long}more"), "inputSchema": {"type": "object",
+        "properties": {"search_query": {"type": "string", "description": format!("x{long}")}}}});
+    let got: Vec<String> = changes(old, new).into_iter().map(|c| c.0).collect();
+    assert_eq!(
+        got,
+        [
+            "text-description-changed",
+            "input-property-likely-renamed",
+            "text-description-changed"
+        ]
+    );
+}

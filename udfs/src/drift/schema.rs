@@ -77,6 +77,18 @@ struct Walk<'a> {
     out: &'a mut Vec<Change>,
 }
 
+/// Descriptions longer than this are compared for equality only: edit distance is
+/// quadratic, and a 1 MB description must not stall a diff.
+const SIMILARITY_CHARS: usize = 4096;
+
+/// Normalized Levenshtein of two descriptions, bounded in cost.
+fn description_similarity(a: &str, b: &str) -> f64 {
+    if a.len() > SIMILARITY_CHARS || b.len() > SIMILARITY_CHARS {
+        return if a == b { 1.0 } else { 0.0 };
+    }
+    strsim::normalized_levenshtein(a, b)
+}
+
 /// Keywords that describe a schema rather than restrict it: they stay beside a union.
 const BESIDE_UNION: &[&str] = &[
     "title",
@@ -558,7 +570,7 @@ impl Walk<'_> {
                 ro.get("description").and_then(Value::as_str),
                 ao.get("description").and_then(Value::as_str),
             ) {
-                (Some(x), Some(y)) if !x.is_empty() => strsim::normalized_levenshtein(x, y),
+                (Some(x), Some(y)) if !x.is_empty() => description_similarity(x, y),
                 _ => 0.0,
             };
             let score = s.max(d);

@@ -24,6 +24,32 @@ pub struct Dialect {
     pub quoted_is_exact: bool,
 }
 
+/// Binary operators a query may have before it is too large to analyse.
+pub const MAX_OPERATORS: usize = 2_000;
+/// Bytes of SQL a query may have before it is too large to analyse.
+pub const MAX_SQL_BYTES: usize = 1 << 20;
+
+fn is_operator(t: &datafusion::sql::sqlparser::tokenizer::Token) -> bool {
+    use datafusion::sql::sqlparser::keywords::Keyword;
+    use datafusion::sql::sqlparser::tokenizer::Token;
+    match t {
+        Token::Word(w) => matches!(w.keyword, Keyword::AND | Keyword::OR),
+        Token::Plus
+        | Token::Minus
+        | Token::Mul
+        | Token::Div
+        | Token::Mod
+        | Token::StringConcat
+        | Token::Eq
+        | Token::Neq
+        | Token::Lt
+        | Token::Gt
+        | Token::LtEq
+        | Token::GtEq => true,
+        _ => false,
+    }
+}
+
 impl Dialect {
     /// `generic`, `postgres`, `snowflake`, `bigquery`, `mysql`, `sqlite`, `duckdb`, and
     /// the other names sqlparser knows. Unknown names give `None`.
@@ -47,8 +73,31 @@ impl Dialect {
         matches!(self.name.as_str(), "sqlite" | "mysql")
     }
 
+    /// Parses `sql`, within a budget: the analysis walks the tree recursively, and a
+    /// flat chain of 40,000 `OR`s is a tree 40,000 deep, so a statement with more binary
+    /// operators than `MAX_OPERATORS` (or longer than `MAX_SQL_BYTES`) is not parsed at
+    /// all; the caller gets a reason ("too large to analyse"), never a stack overflow.
     pub fn parse(&self, sql: &str) -> Result<Vec<Statement>, String> {
-        Parser::parse_sql(self.parser.as_ref(), sql).map_err(|e| format!("cannot parse: {e}"))
+        if sql.len() > MAX_SQL_BYTES {
+            return Err(format!(
+                "too large to analyse: {} bytes of SQL (the limit is {MAX_SQL_BYTES})",
+                sql.len()
+            ));
+        }
+        let tokens =
+            datafusion::sql::sqlparser::tokenizer::Tokenizer::new(self.parser.as_ref(), sql)
+                .tokenize_with_location()
+                .map_err(|e| format!("cannot parse: {e}"))?;
+        let operators = tokens.iter().filter(|t| is_operator(&t.token)).count();
+        if operators > MAX_OPERATORS {
+            return Err(format!(
+                "too large to analyse: {operators} operators in one query (the limit is {MAX_OPERATORS})"
+            ));
+        }
+        Parser::new(self.parser.as_ref())
+            .with_tokens_with_locations(tokens)
+            .parse_statements()
+            .map_err(|e| format!("cannot parse: {e}"))
     }
 
     /// The key an identifier is looked up by: folded unless quoted in an exact dialect.
