@@ -6,6 +6,7 @@
 //! `groundcheck-udfs` crate.
 
 pub mod canary;
+pub mod child_env;
 pub mod chunks;
 pub mod cluster;
 pub mod docs;

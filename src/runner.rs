@@ -152,6 +152,8 @@ pub struct Options {
     pub gateway_args: Vec<String>,
     pub case_timeout: Duration,
     pub server: Option<String>,
+    /// Variables (or `PREFIX*`) the agent gets beside the default allow-list.
+    pub pass_env: Vec<String>,
 }
 
 /// How one case went.
@@ -223,6 +225,8 @@ pub async fn run_case(opts: &Options, case: &Case) -> Result<Outcome> {
         .map_err(|e| Error::Input(format!("cannot create {}: {e}", log.display())))?;
     let started = now();
     let mut cmd = tokio::process::Command::new("sh");
+    // The agent gets an allow-listed environment (src/child_env.rs), not ours.
+    crate::child_env::apply(&mut cmd, &opts.pass_env);
     cmd.arg("-c")
         .arg(format!("exec {}", opts.agent))
         .env("GROUNDCHECK_CASE_ID", &case.case_id)

@@ -98,6 +98,12 @@ pub struct Args {
     #[arg(long, env = "GROUNDCHECK_CASE_ID")]
     case_id: Option<String>,
 
+    /// Give the server this environment variable too (repeatable; `PREFIX*` for a family,
+    /// `*` for all). By default the server gets only PATH, HOME, locale, time zone,
+    /// proxies, certificates and GROUNDCHECK_*: not cloud credentials or tokens.
+    #[arg(long, value_name = "NAME")]
+    pass_env: Vec<String>,
+
     /// Folder for the records.
     #[arg(long, default_value = "out")]
     pub(crate) out: PathBuf,
@@ -204,6 +210,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         relist_every: args
             .relist_every
             .map(|s| Duration::from_secs_f64(s.max(0.05))),
+        pass_env: args.pass_env.clone(),
     };
     if let Some(addr) = &args.listen {
         let listener = tokio::net::TcpListener::bind(addr)

@@ -67,6 +67,13 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = OnBlock::Error)]
     on_block: OnBlock,
 
+    /// Give the agent and the MCP server this environment variable too (repeatable;
+    /// `PREFIX*` for a family, `*` for all; an agent's model API key, say). By default
+    /// they get only PATH, HOME, locale, time zone, proxies, certificates and
+    /// GROUNDCHECK_*.
+    #[arg(long, value_name = "NAME")]
+    pass_env: Vec<String>,
+
     /// Folder for outputs.
     #[arg(long, default_value = "out")]
     pub(crate) out: PathBuf,
@@ -110,6 +117,9 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(s) = &args.pin_server {
         gateway_args.extend(["--pin-server".into(), s.clone()]);
     }
+    for p in &args.pass_env {
+        gateway_args.extend(["--pass-env".into(), p.clone()]);
+    }
     args.target.source()?;
     match &args.target.upstream {
         Some(u) => gateway_args.extend(["--upstream".into(), u.clone()]),
@@ -130,6 +140,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         gateway_args,
         case_timeout: Duration::from_secs_f64(args.case_timeout.max(0.001)),
         server: args.server.clone(),
+        pass_env: args.pass_env.clone(),
     });
     let jobs = Arc::new(tokio::sync::Semaphore::new(args.jobs.max(1)));
     let mut tasks = Vec::new();

@@ -67,6 +67,8 @@ pub struct Config {
     /// Re-read the server's tools this often, for servers that change their schemas
     /// without sending list_changed.
     pub relist_every: Option<Duration>,
+    /// Variables (or `PREFIX*`) the server gets beside the default allow-list.
+    pub pass_env: Vec<String>,
 }
 
 /// What a session did, for the exit message.
@@ -1024,7 +1026,7 @@ pub fn start(cfg: Config) -> Result<Session> {
     let rec = Recorder::open(&cfg.out, cfg.identity.clone(), cfg.quiet)?;
     let steps = rec.steps_path().to_path_buf();
     let Upstream { tx, mut rx, stop } = match crate::snapshot::Source::parse(&cfg.upstream) {
-        crate::snapshot::Source::Stdio(cmd) => upstream::stdio(&cmd)?,
+        crate::snapshot::Source::Stdio(cmd) => upstream::stdio(&cmd, &cfg.pass_env)?,
         crate::snapshot::Source::Http(url) => upstream::http(&url)?,
         _ => {
             return Err(Error::Usage(format!(

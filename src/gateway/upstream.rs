@@ -28,9 +28,13 @@ pub struct Upstream {
     pub stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
-/// `sh -c "exec CMD"` with piped stdin and stdout; stderr stays the gateway's.
-pub fn stdio(command: &str) -> Result<Upstream> {
-    let mut child = tokio::process::Command::new("sh")
+/// `sh -c "exec CMD"` with piped stdin and stdout; stderr stays the gateway's; the
+/// environment is the allow-list plus `pass_env`.
+pub fn stdio(command: &str, pass_env: &[String]) -> Result<Upstream> {
+    let mut cmd = tokio::process::Command::new("sh");
+    // The server gets an allow-listed environment (src/child_env.rs), not ours.
+    crate::child_env::apply(&mut cmd, pass_env);
+    let mut child = cmd
         .arg("-c")
         .arg(format!("exec {command}"))
         .stdin(Stdio::piped())

@@ -795,6 +795,8 @@ impl Listening {
         c.args(["gateway", "--listen", "127.0.0.1:0", "--out"])
             .arg(out)
             .args(args)
+            // The server gets an allow-listed environment: pass the test's own variables.
+            .args(env.iter().flat_map(|(k, _)| ["--pass-env", k]))
             .args(if server_cmd.is_empty() {
                 &[][..]
             } else {
@@ -934,6 +936,7 @@ fn through_gateway_with(
                 out.display().to_string(),
             ];
             gw.extend(gateway_args.iter().map(|a| a.to_string()));
+            gw.extend(["--pass-env".into(), "GC_SERVER_NAME".into()]);
             gw.push("--".into());
             gw.extend(server_cmd(server));
             play(venv, client, calls, &gw)
@@ -1269,6 +1272,8 @@ fn gateway_answers_every_call_of_a_burst_once_even_when_the_server_dies() {
             env!("CARGO_BIN_EXE_groundcheck").to_string(),
             "gateway".into(),
             "-q".into(),
+            "--pass-env".into(),
+            "GC_DIE_AFTER".into(),
             "--out".into(),
             out.display().to_string(),
             "--".into(),
@@ -1435,5 +1440,42 @@ fn gateway_speaks_every_older_protocol_version_with_the_typescript_server() {
             );
             assert_eq!(through[2]["tools"], direct[2]["tools"], "{what}");
         }
+    }
+}
+
+#[test]
+fn servers_behind_the_gateway_get_an_allow_listed_environment() {
+    // Issue #22: the gateway passed its whole environment (AWS keys included) to the MCP
+    // servers it starts. Now only the allow-list and --pass-env reach them.
+    let tmp = tempfile::tempdir().unwrap();
+    let calls = r#"[{"tool":"getenv","arguments":{"name":"AWS_SECRET_ACCESS_KEY"}},{"tool":"getenv","arguments":{"name":"PATH"}}]"#;
+    let env = [("AWS_SECRET_ACCESS_KEY", "do-not-leak")];
+    let direct = play_env(
+        "producers",
+        "mcp_client.py",
+        calls,
+        &server_cmd("burst_server.py"),
+        &env,
+    );
+    assert_eq!(direct[0]["structured"]["value"], "do-not-leak");
+    for extra in [&[][..], &["--pass-env", "AWS_*"][..]] {
+        let mut gw = vec![
+            env!("CARGO_BIN_EXE_groundcheck").to_string(),
+            "gateway".into(),
+            "-q".into(),
+            "--out".into(),
+            tmp.path().join("gw").display().to_string(),
+        ];
+        gw.extend(extra.iter().map(|s| s.to_string()));
+        gw.push("--".into());
+        gw.extend(server_cmd("burst_server.py"));
+        let through = play_env("producers", "mcp_client.py", calls, &gw, &env);
+        let want = if extra.is_empty() {
+            Value::Null
+        } else {
+            Value::from("do-not-leak")
+        };
+        assert_eq!(through[0]["structured"]["value"], want, "{extra:?}");
+        assert!(through[1]["structured"]["value"].is_string(), "PATH passes");
     }
 }

@@ -1,5 +1,7 @@
 """A real fastmcp 4 server for load and resumption: `work(n, ms)` sleeps ms and answers
-{"n": n}; `slow(seconds)` reports progress every 0.2 s, then answers {"slept": seconds}.
+{"n": n}; `slow(seconds)` reports progress every 0.2 s, then answers {"slept": seconds};
+`getenv(name)` answers {"value": the variable in this process or null} (what a server
+behind the gateway can see).
 GC_DIE_AFTER=K: the process exits (status 3) when the K-th `work` call arrives, with
 calls still in flight: the server that dies mid-burst. GC_HTTP_PORT=P: serve streamable
 HTTP on 127.0.0.1:P/mcp instead of stdio (for benches/gateway.py's direct baseline)."""
@@ -25,6 +27,12 @@ async def work(n: int, ms: int = 0) -> dict:
     if ms:
         await asyncio.sleep(ms / 1000)
     return {"n": n}
+
+
+@mcp.tool
+def getenv(name: str) -> dict:
+    """The value of an environment variable in this server's process, or null."""
+    return {"value": os.environ.get(name)}
 
 
 @mcp.tool
