@@ -104,6 +104,9 @@ pub struct Session {
     pub rejects: Rejects,
     /// Things the user should know that are not errors (a missing table, an ignored file).
     pub notes: Vec<String>,
+    /// Tables that were looked for and found empty or absent: printed with -v only (an
+    /// optional table is often absent on purpose).
+    pub absent: Vec<String>,
     pub read: ReadOptions,
     /// Queries run on a Ballista cluster.
     pub on_cluster: bool,
@@ -145,6 +148,7 @@ impl Session {
             sources: Vec::new(),
             rejects: Rejects::default(),
             notes: Vec::new(),
+            absent: Vec::new(),
             read: opts.read.clone(),
             progress: Arc::default(),
             on_cluster: opts.cluster.is_some(),
@@ -215,6 +219,7 @@ impl Session {
             sources: Vec::new(),
             rejects: Rejects::default(),
             notes: Vec::new(),
+            absent: Vec::new(),
             read: ReadOptions::default(),
             progress: Arc::default(),
             on_cluster: false,
@@ -368,7 +373,7 @@ impl Session {
             )));
         }
         if files.is_empty() {
-            self.notes.push(format!(
+            self.absent.push(format!(
                 "table {}: nothing at {searched}; the table is empty",
                 spec.name
             ));
@@ -620,3 +625,6 @@ impl TableProvider for InputTable {
         self.0.scan(state, projection, filters, limit).await
     }
 }
+
+/// `-v`: say which tables were looked for and found empty.
+pub static VERBOSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);

@@ -60,7 +60,8 @@ pub struct Output {
     #[arg(long, default_value = "out")]
     pub out: PathBuf,
 
-    /// No progress bar (it shows only on a terminal anyway) and no notes.
+    /// No progress bar (it shows only on a terminal anyway) and no notes (with -v, notes
+    /// also name the tables found empty).
     #[arg(long, short)]
     pub quiet: bool,
 
@@ -182,6 +183,11 @@ pub fn finish(session: &Session, out: &Path, quiet: bool) -> anyhow::Result<()> 
     if !quiet {
         for note in &session.notes {
             eprintln!("note: {note}");
+        }
+        if groundcheck::session::VERBOSE.load(std::sync::atomic::Ordering::Relaxed) {
+            for note in &session.absent {
+                eprintln!("note: {note}");
+            }
         }
     }
     if let Some(path) = session.rejects.write(out).context("cannot write rejects")? {

@@ -34,6 +34,10 @@ use clap::{Parser, Subcommand};
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+
+    /// Say more: which tables were looked for and found empty.
+    #[arg(long, short = 'v', global = true)]
+    verbose: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -95,6 +99,7 @@ async fn unstage(
 }
 
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    groundcheck::session::VERBOSE.store(cli.verbose, std::sync::atomic::Ordering::Relaxed);
     let mut command = cli.command;
     let staging = match &mut command {
         Command::Ingest(a) => stage(&mut a.output.out)?,

@@ -456,3 +456,26 @@ fn a_closed_pipe_ends_every_printing_verb_quietly() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn notes_about_empty_tables_wait_for_verbose() {
+    // Issue #22: twelve "note: table X: nothing at …" lines on every run. They are for -v.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = crate::support::demo();
+    let quiet = run(
+        tmp.path(),
+        &["sql", "--data", d.to_str().unwrap(), "SELECT 1"],
+    );
+    assert_eq!(quiet.code, 0);
+    assert!(!quiet.stderr.contains("nothing at"), "{}", quiet.stderr);
+    let loud = run(
+        tmp.path(),
+        &["sql", "-v", "--data", d.to_str().unwrap(), "SELECT 1"],
+    );
+    assert!(
+        loud.stderr
+            .contains("note: table report_history: nothing at"),
+        "{}",
+        loud.stderr
+    );
+}
