@@ -77,6 +77,7 @@ pub fn read_jsonl(
         progress,
         current: None,
         done: false,
+        seen: std::collections::HashMap::new(),
     };
     let batches = stream::unfold(reader, |mut r| async move {
         if r.done {
@@ -103,6 +104,8 @@ struct Reader {
     progress: Option<Progress>,
     current: Option<OpenFile>,
     done: bool,
+    /// Unique keys seen so far, with the file and line that had each first.
+    seen: std::collections::HashMap<String, (String, u64)>,
 }
 
 struct OpenFile {
@@ -130,16 +133,28 @@ enum Status {
     Bad(u64, Problem, RawLine),
 }
 
-/// Some lines' statuses, and their good rows as one batch (none when there are none).
-type Decoded = (Vec<Status>, Option<RecordBatch>);
+/// Some lines' statuses, their good rows as one batch (none when there are none), and
+/// each good row's unique key (tables that have one).
+type Decoded = (Vec<Status>, Option<RecordBatch>, Vec<Option<String>>);
+
+/// The column whose values must be unique across a table's files (seed 000: a case id
+/// names one case).
+fn unique_key(spec: &TableSpec) -> Option<&'static str> {
+    (spec.name == "cases").then_some("case_id")
+}
 
 /// Checks lines and decodes the good ones into a batch of the table's schema.
 fn decode(spec: &TableSpec, max_line_bytes: usize, lines: &[(String, Line)]) -> Result<Decoded> {
     let mut rows = Vec::with_capacity(lines.len());
+    let mut keys = Vec::new();
+    let unique = unique_key(spec);
     let statuses = lines
         .iter()
         .map(|(_, l)| match check(spec, max_line_bytes, l) {
             Ok(Some(v)) => {
+                if let Some(k) = unique {
+                    keys.push(v.get(k).and_then(Value::as_str).map(str::to_string));
+                }
                 rows.push(v);
                 Status::Row
             }
@@ -148,13 +163,41 @@ fn decode(spec: &TableSpec, max_line_bytes: usize, lines: &[(String, Line)]) -> 
         })
         .collect();
     if rows.is_empty() {
-        return Ok((statuses, None));
+        return Ok((statuses, None, keys));
     }
     let mut decoder = ReaderBuilder::new(spec.schema.clone())
         .with_batch_size(rows.len())
         .build_decoder()?;
     decoder.serialize(&rows)?;
-    Ok((statuses, decoder.flush()?))
+    Ok((statuses, decoder.flush()?, keys))
+}
+
+impl Line {
+    fn number(&self) -> u64 {
+        match self {
+            Line::Text { number, .. } | Line::Oversized { number, .. } => *number,
+        }
+    }
+
+    /// The line as a rejects file keeps it.
+    fn raw(&self) -> RawLine {
+        match self {
+            Line::Text { bytes, .. } => match std::str::from_utf8(bytes) {
+                Ok(t) => RawLine::Text(t.to_string()),
+                Err(_) => RawLine::Bytes(bytes.clone()),
+            },
+            Line::Oversized {
+                prefix,
+                offset,
+                len,
+                ..
+            } => RawLine::Truncated {
+                prefix: prefix.clone(),
+                byte_offset: *offset,
+                bytes: *len,
+            },
+        }
+    }
 }
 
 /// One complete line, or the record of one too long to keep.
@@ -191,18 +234,56 @@ impl Reader {
                 }
             }
             let mut statuses = Vec::with_capacity(lines.len());
-            for (s, batch) in self.decode_all(&lines)? {
+            let mut keys = Vec::new();
+            let mut decoded = Vec::new();
+            for (s, batch, k) in self.decode_all(&lines)? {
                 statuses.extend(s);
-                parts.extend(batch);
+                decoded.extend(batch);
+                keys.extend(k);
             }
-            for ((display, _), status) in lines.iter().zip(statuses) {
+            // Rows whose unique key repeats an earlier line's are bad lines themselves.
+            let mut keep = Vec::new();
+            let mut keys = keys.into_iter();
+            for ((display, line), status) in lines.iter().zip(statuses) {
                 match status {
-                    Status::Row => rows += 1,
+                    Status::Row => {
+                        let key = keys.next().flatten();
+                        let number = line.number();
+                        let repeat = key.as_ref().and_then(|k| self.seen.get(k)).cloned();
+                        match (key, repeat) {
+                            (Some(k), Some((file, first))) => {
+                                keep.push(false);
+                                let problem = Problem {
+                                    field: unique_key(self.spec).map(str::to_string),
+                                    reason: format!(
+                                        "'{k}' repeats {file}:{first} (it must be unique)"
+                                    ),
+                                };
+                                self.bad_line(display, number, problem, line.raw())?;
+                            }
+                            (Some(k), None) => {
+                                self.seen.insert(k, (display.clone(), number));
+                                keep.push(true);
+                                rows += 1;
+                            }
+                            (None, _) => {
+                                keep.push(true);
+                                rows += 1;
+                            }
+                        }
+                    }
                     Status::Blank => {}
                     Status::Bad(number, problem, raw) => {
                         self.bad_line(display, number, problem, raw)?
                     }
                 }
+            }
+            if keep.iter().all(|k| *k) {
+                parts.extend(decoded);
+            } else {
+                let all = arrow::compute::concat_batches(&self.spec.schema, &decoded)?;
+                let mask = arrow::array::BooleanArray::from(keep);
+                parts.push(arrow::compute::filter_record_batch(&all, &mask)?);
             }
         }
         if rows == 0 {

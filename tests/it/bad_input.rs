@@ -531,3 +531,75 @@ fn a_hostile_query_in_one_trace_does_not_lose_the_night() {
         "{sql}"
     );
 }
+
+#[test]
+fn a_repeated_case_id_is_an_error_naming_both_lines() {
+    // Seed 000: a case_id names one case. A repeat, in the same file or another, is a bad
+    // line that names the first; with --on-bad-line skip it is rejected and counted, and
+    // the first case stays.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("p");
+    crate::support::copy_dir(&crate::support::demo(), &d);
+    let cases = std::fs::read_to_string(d.join("cases.jsonl")).unwrap();
+    let first = cases.lines().next().unwrap();
+    let id = serde_json::from_str::<serde_json::Value>(first).unwrap()["case_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let n = cases.lines().count();
+    std::fs::write(
+        d.join("cases.jsonl"),
+        format!(
+            "{cases}{}\n",
+            first.replace("\"question\": \"", "\"question\": \"Again: ")
+        ),
+    )
+    .unwrap();
+    let r = run(
+        tmp.path(),
+        &["sql", "--data", "p", "SELECT count(*) FROM cases"],
+    );
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    let want = format!(
+        "p/cases.jsonl:{}: field `case_id`: '{id}' repeats {}:1 (it must be unique)",
+        n + 1,
+        d.join("cases.jsonl").display()
+    );
+    assert!(
+        r.stderr.contains(&want),
+        "wanted `{want}` in:\n{}",
+        r.stderr
+    );
+    let r = run(
+        tmp.path(),
+        &[
+            "ingest",
+            "-q",
+            "--data",
+            "p",
+            "--out",
+            "out",
+            "--on-bad-line",
+            "skip",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("rejected 1 input line(s)"),
+        "{}",
+        r.stderr
+    );
+    let count = ok(
+        tmp.path(),
+        &[
+            "sql",
+            "--data",
+            "out",
+            "--format",
+            "csv",
+            "SELECT count(*) AS n, min(question) AS q FROM cases",
+        ],
+    );
+    assert!(count.starts_with(&format!("n,q\n{n},")), "{count}");
+    assert!(!count.contains("Again:"), "{count}");
+}
