@@ -98,6 +98,33 @@ pub async fn load(spec: &str, server: Option<&str>, timeout: Duration) -> Result
     }
 }
 
+/// An error as a sentence: rmcp's messages name Rust types
+/// (`Transport [rmcp::transport::worker::WorkerTransport<…>] error: …`); the sentence
+/// keeps what happened and the root cause (`Connection refused (os error 111)`).
+pub fn sentence(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut top = e.to_string();
+    // Drop bracketed type names and the "Send message error" framing.
+    while let Some(start) = top.find(" [") {
+        let Some(len) = top[start..].find("] ") else {
+            break;
+        };
+        top.replace_range(start..start + len + 1, "");
+    }
+    let top = top
+        .replace("Send message error Transport error: ", "")
+        .replace("Send message error Transport error:", "");
+    let mut root = None;
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        root = Some(c.to_string());
+        cur = c.source();
+    }
+    match root {
+        Some(r) if !top.contains(&r) => format!("{top} ({r})"),
+        _ => top,
+    }
+}
+
 /// A live MCP client session.
 pub type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
 
@@ -116,14 +143,14 @@ pub async fn connect(spec: &str, timeout: Duration) -> Result<(Client, String)> 
                     .map_err(|e| fail("cannot start the server", e.to_string()))?;
                 ().serve(transport)
                     .await
-                    .map_err(|e| fail("MCP initialize failed", e.to_string()))
+                    .map_err(|e| fail("MCP initialize failed", sentence(&e)))
             }
             Source::Http(url) => {
                 let transport =
                     rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
                 ().serve(transport)
                     .await
-                    .map_err(|e| fail("MCP initialize failed", e.to_string()))
+                    .map_err(|e| fail("MCP initialize failed", sentence(&e)))
             }
             _ => Err(Error::Usage(format!(
                 "{source}: not a live server (expected stdio:CMD or an http(s):// URL)"

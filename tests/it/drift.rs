@@ -640,3 +640,21 @@ fn the_drift_gate_script_blocks_then_accepts_an_updated_baseline() {
     assert_eq!(gate(&["--update", b, &server]).0, 0);
     assert_eq!(gate(&[b, &server]).0, 0);
 }
+
+#[test]
+fn an_unreachable_server_is_a_sentence_not_a_type_dump() {
+    // Issue #22: "Transport [rmcp::transport::worker::WorkerTransport<…>] error: …".
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    for source in [url.as_str(), "stdio:/nonexistent-server"] {
+        let r = run(&root(), &["snapshot", source, "--timeout", "5"]);
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(!r.stderr.contains("rmcp::"), "{}", r.stderr);
+        assert_eq!(r.stderr.trim().lines().count(), 1, "{}", r.stderr);
+        assert!(r.stderr.contains(source), "{}", r.stderr);
+    }
+}
