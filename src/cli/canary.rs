@@ -52,6 +52,13 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     runs: Option<u64>,
 
+    /// Run this command (with `sh -c`) after each failed run: a canary failed, or the
+    /// server could not be reached. It gets GROUNDCHECK_CANARY_RUN (the run number),
+    /// GROUNDCHECK_CANARY_FAILED (failed canaries, or "unreachable") and
+    /// GROUNDCHECK_CANARY_MESSAGE (one line).
+    #[arg(long, value_name = "CMD")]
+    alert: Option<String>,
+
     /// Seconds the server may take to start, and each call to answer.
     #[arg(long, default_value_t = 60.0, value_name = "SECS")]
     timeout: f64,
@@ -87,18 +94,63 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => groundcheck::snapshot::stdio_source(&args.command),
     };
     let mut n = 0;
+    let mut failed_runs = 0;
     loop {
         n += 1;
-        let failed = once(&args, &canaries, &source).await?;
+        // With --every a run that fails (a canary, or the server unreachable) is recorded
+        // and the watch goes on; alone, an unreachable server is an error (exit 2).
+        let outcome = match once(&args, &canaries, &source).await {
+            Ok(0) => None,
+            Ok(failed) => Some((
+                failed.to_string(),
+                format!(
+                    "run {n}: {failed} of {} canaries failed against {source}",
+                    canaries.len()
+                ),
+            )),
+            Err(e) if args.every.is_some() => {
+                let msg = format!("run {n}: {source} could not be checked: {e:#}");
+                println!("FAIL {msg}");
+                Some(("unreachable".to_string(), msg))
+            }
+            Err(e) => return Err(e),
+        };
+        if let Some((failed, msg)) = &outcome {
+            failed_runs += 1;
+            if let Some(cmd) = &args.alert {
+                alert(cmd, n, failed, msg).await;
+            }
+        }
         let more = args.every.is_some() && args.runs.is_none_or(|r| n < r);
         if !more {
-            return Ok(if failed > 0 {
+            if args.every.is_some() {
+                println!("{n} run(s), {failed_runs} failed");
+            }
+            // Exit 1 when any run failed, not only the last.
+            return Ok(if failed_runs > 0 {
                 ExitCode::from(1)
             } else {
                 ExitCode::SUCCESS
             });
         }
         tokio::time::sleep(args.every.expect("checked")).await;
+    }
+}
+
+/// The --alert hook; its own failure is said on stderr, never fatal to the watch.
+async fn alert(cmd: &str, run: u64, failed: &str, message: &str) {
+    let status = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .env("GROUNDCHECK_CANARY_RUN", run.to_string())
+        .env("GROUNDCHECK_CANARY_FAILED", failed)
+        .env("GROUNDCHECK_CANARY_MESSAGE", message)
+        .status()
+        .await;
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => eprintln!("canary: the --alert command exited with {s}"),
+        Err(e) => eprintln!("canary: cannot run the --alert command: {e}"),
     }
 }
 

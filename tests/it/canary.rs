@@ -139,3 +139,78 @@ fn every_repeats_and_bad_files_are_named() {
         r.stderr
     );
 }
+
+#[test]
+fn every_survives_an_unreachable_server_and_alerts() {
+    // Issue #22: `--every` ended the watch (exit 2, a raw dump) the first time the server
+    // was unreachable, and the exit code reflected only the last run. Now each failed
+    // run is recorded and alerted, the watch goes on, and the exit is 1 if any failed.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("canaries.jsonl");
+    std::fs::write(
+        &file,
+        r#"{"name": "echo", "tool": "echo", "arguments": {"message": "x"}}"#,
+    )
+    .unwrap();
+    let alerts = tmp.path().join("alerts.txt");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let alert = format!(
+        "echo \"$GROUNDCHECK_CANARY_RUN $GROUNDCHECK_CANARY_FAILED\" >> {}",
+        alerts.display()
+    );
+    let r = run(
+        &root(),
+        &[
+            "canary",
+            file.to_str().unwrap(),
+            &format!("http://127.0.0.1:{port}/mcp"),
+            "--out",
+            tmp.path().join("out").to_str().unwrap(),
+            "--every",
+            "1s",
+            "--runs",
+            "3",
+            "--timeout",
+            "5",
+            "--alert",
+            &alert,
+        ],
+    );
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert_eq!(
+        r.stdout.matches("could not be checked").count(),
+        3,
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("3 run(s), 3 failed"), "{}", r.stdout);
+    assert!(!r.stdout.contains("rmcp::"), "{}", r.stdout);
+    assert_eq!(
+        std::fs::read_to_string(&alerts).unwrap(),
+        "1 unreachable\n2 unreachable\n3 unreachable\n"
+    );
+    // Runs that all pass: exit 0.
+    let ok_then = run(
+        &root(),
+        &[
+            &[
+                "canary",
+                file.to_str().unwrap(),
+                "--out",
+                tmp.path().join("o2").to_str().unwrap(),
+                "--every",
+                "1s",
+                "--runs",
+                "2",
+            ][..],
+            &["--"][..],
+            &everything().split(' ').collect::<Vec<_>>()[..],
+        ]
+        .concat(),
+    );
+    assert_eq!(ok_then.code, 0, "{}", ok_then.stderr);
+}
