@@ -61,6 +61,20 @@ pub struct TableSource {
     pub store: Arc<dyn ObjectStore>,
 }
 
+/// Where a local file really is, when that is outside the folder `searched` (a symlink
+/// out of the project). Files named themselves (`--table NAME=FILE`) are never outside.
+fn outside(searched: &str, file: &str) -> Option<String> {
+    if searched.contains("://") || file.contains("://") {
+        return None;
+    }
+    let root = std::fs::canonicalize(searched).ok()?;
+    if root.is_file() {
+        return None;
+    }
+    let real = std::fs::canonicalize(file).ok()?;
+    (!real.starts_with(&root)).then(|| real.display().to_string())
+}
+
 impl TableSource {
     pub fn source_files(&self) -> Vec<SourceFile> {
         self.files
@@ -69,6 +83,7 @@ impl TableSource {
                 store: self.store.clone(),
                 meta: f.meta.clone(),
                 display: f.display.clone(),
+                outside: outside(&self.searched, &f.display),
             })
             .collect()
     }

@@ -56,6 +56,9 @@ pub struct SourceFile {
     pub store: Arc<dyn ObjectStore>,
     pub meta: ObjectMeta,
     pub display: String,
+    /// Where the file really is, when that is outside the folder it was listed from (a
+    /// symlink out of the project): its bad lines are named in rejects, not copied.
+    pub outside: Option<String>,
 }
 
 /// Called with the number of bytes consumed, for progress bars.
@@ -69,8 +72,13 @@ pub fn read_jsonl(
     rejects: Rejects,
     progress: Option<Progress>,
 ) -> SendableRecordBatchStream {
+    let outside = files
+        .iter()
+        .filter_map(|f| f.outside.clone().map(|o| (f.display.clone(), o)))
+        .collect();
     let reader = Reader {
         spec,
+        outside,
         files: files.into_iter().rev().collect(),
         opts,
         rejects,
@@ -97,6 +105,8 @@ pub fn read_jsonl(
 
 struct Reader {
     spec: &'static TableSpec,
+    /// Files (by display name) that resolve outside their folder, and where to.
+    outside: std::collections::HashMap<String, String>,
     /// Files still to open, last first.
     files: Vec<SourceFile>,
     opts: ReadOptions,
@@ -326,6 +336,12 @@ impl Reader {
             }
             .into()),
             OnBadLine::Skip => {
+                let raw = match self.outside.get(file) {
+                    Some(real) => RawLine::Withheld(format!(
+                        "not copied: {file} resolves to {real}, outside the folder it was listed from"
+                    )),
+                    None => raw,
+                };
                 self.rejects.add(Reject {
                     table: self.spec.name.to_string(),
                     file: file.to_string(),

@@ -26,6 +26,9 @@ pub enum RawLine {
         byte_offset: u64,
         bytes: u64,
     },
+    /// Not copied: the file resolves outside the folder it was listed from (a symlink
+    /// out of the project); the rejects file names it instead.
+    Withheld(String),
 }
 
 #[derive(Debug, Clone)]
@@ -107,6 +110,9 @@ fn to_json(r: &Reject) -> Value {
             m.insert("raw_prefix_base64".into(), json!(b64.encode(prefix)));
             m.insert("byte_offset".into(), json!(byte_offset));
             m.insert("bytes".into(), json!(bytes));
+        }
+        RawLine::Withheld(why) => {
+            m.insert("raw_withheld".into(), json!(why));
         }
     }
     Value::Object(m)

@@ -603,3 +603,27 @@ fn a_repeated_case_id_is_an_error_naming_both_lines() {
     assert!(count.starts_with(&format!("n,q\n{n},")), "{count}");
     assert!(!count.contains("Again:"), "{count}");
 }
+
+#[test]
+fn a_symlink_out_of_the_project_is_named_in_rejects_not_copied() {
+    // Issue #22: traces/ holding a symlink to a file outside the project copied that
+    // file's lines into rejects.jsonl.
+    let tmp = tempfile::tempdir().unwrap();
+    project(tmp.path(), GOOD.as_bytes());
+    let secret = tmp.path().join("secret.txt");
+    std::fs::write(&secret, "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI\n").unwrap();
+    std::os::unix::fs::symlink(&secret, tmp.path().join("p/traces/b.jsonl")).unwrap();
+    let r = run(tmp.path(), INGEST_SKIPPING);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let rejects = std::fs::read_to_string(tmp.path().join("out/rejects.jsonl")).unwrap();
+    assert!(!rejects.contains("wJalrXUtnFEMI"), "{rejects}");
+    let v: serde_json::Value = serde_json::from_str(rejects.lines().next().unwrap()).unwrap();
+    let why = v["raw_withheld"].as_str().unwrap();
+    assert!(
+        why.contains("b.jsonl resolves to") && why.contains("secret.txt"),
+        "{why}"
+    );
+    // A file inside the project keeps its raw line, as before.
+    let inside = skipped_as(b"not json", &[]);
+    assert_eq!(inside["raw"], "not json");
+}
