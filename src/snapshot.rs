@@ -220,30 +220,30 @@ async fn live_surface(client: &Client, source: &str, timeout: Duration) -> Resul
     ) -> Result<T> {
         r.map_err(|_| Error::Input(format!("{source}: no {what} answer within {timeout:?}")))
     }
+    // The rmcp item types differ; each is serialized as it came.
+    macro_rules! values {
+        ($items:expr) => {
+            $items
+                .iter()
+                .map(|x| serde_json::to_value(x).unwrap_or(Value::Null))
+                .collect()
+        };
+    }
     if caps.as_ref().is_some_and(|c| c.prompts.is_some()) {
         let r = tokio::time::timeout(timeout, client.list_all_prompts()).await;
         let p = within(r, source, "prompts/list", timeout)?
             .map_err(|e| fail("prompts/list failed", e.to_string()))?;
-        surface.prompts = p
-            .iter()
-            .map(|x| serde_json::to_value(x).unwrap_or(Value::Null))
-            .collect();
+        surface.prompts = values!(p);
     }
     if caps.as_ref().is_some_and(|c| c.resources.is_some()) {
         let r = tokio::time::timeout(timeout, client.list_all_resources()).await;
         let r = within(r, source, "resources/list", timeout)?
             .map_err(|e| fail("resources/list failed", e.to_string()))?;
-        surface.resources = r
-            .iter()
-            .map(|x| serde_json::to_value(x).unwrap_or(Value::Null))
-            .collect();
+        surface.resources = values!(r);
         let t = tokio::time::timeout(timeout, client.list_all_resource_templates()).await;
         let t = within(t, source, "resources/templates/list", timeout)?
             .map_err(|e| fail("resources/templates/list failed", e.to_string()))?;
-        surface.templates = t
-            .iter()
-            .map(|x| serde_json::to_value(x).unwrap_or(Value::Null))
-            .collect();
+        surface.templates = values!(t);
     }
     Ok(surface)
 }

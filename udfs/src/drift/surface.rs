@@ -214,15 +214,22 @@ fn prompt(name: &str, o: &Value, n: &Value, out: &mut Vec<Change>) {
                 Some(&string(arg)),
                 None,
             )),
-            (Some((false, od)), Some((true, nd))) => {
-                out.push(Change::new(
-                    "prompt-argument-became-required",
-                    &id,
-                    &p,
-                    format!("{label} became required"),
-                    None,
-                    None,
-                ));
+            (Some((was, od)), Some((is, nd))) => {
+                if was != is {
+                    let (rule, now) = if *is {
+                        ("prompt-argument-became-required", "required")
+                    } else {
+                        ("prompt-argument-became-optional", "optional")
+                    };
+                    out.push(Change::new(
+                        rule,
+                        &id,
+                        &p,
+                        format!("{label} became {now}"),
+                        None,
+                        None,
+                    ));
+                }
                 text::text_change(
                     &id,
                     &format!("{p}/description"),
@@ -233,34 +240,6 @@ fn prompt(name: &str, o: &Value, n: &Value, out: &mut Vec<Change>) {
                     out,
                 );
             }
-            (Some((true, od)), Some((false, nd))) => {
-                out.push(Change::new(
-                    "prompt-argument-became-optional",
-                    &id,
-                    &p,
-                    format!("{label} became optional"),
-                    None,
-                    None,
-                ));
-                text::text_change(
-                    &id,
-                    &format!("{p}/description"),
-                    &label,
-                    od.as_deref(),
-                    nd.as_deref(),
-                    &[],
-                    out,
-                );
-            }
-            (Some((_, od)), Some((_, nd))) => text::text_change(
-                &id,
-                &format!("{p}/description"),
-                &label,
-                od.as_deref(),
-                nd.as_deref(),
-                &[],
-                out,
-            ),
             (None, None) => {}
         }
     }
