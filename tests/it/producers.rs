@@ -1081,32 +1081,35 @@ fn gateway_refuses_tools_outside_the_clients_version_range() {
     let tmp = tempfile::tempdir().unwrap();
     let calls = r#"[{"tool":"search","arguments":{"query":"refund"}}]"#;
     // fastmcp lists search 3.0.0 (as _meta.fastmcp.version); a client built for ^2.0.0
-    // gets seed 002's error, one built for ^3.0.0 the answer.
-    let (direct, old, _) = through_gateway_with(
-        tmp.path(),
-        Face::Stdio,
-        "producers",
-        "fastmcp_client.py",
-        "versioned_server.py",
-        calls,
-        &["--client-range", "search=^2.0.0"],
-    );
-    assert_eq!(old[0]["is_error"], true);
-    assert_eq!(
-        old[0]["text"],
-        "Tool 'search': schema version mismatch, expected ^2.0.0, got 3.0.0. Tool blocked."
-    );
-    let (_, new, _) = through_gateway_with(
-        tmp.path(),
-        Face::Stdio,
-        "producers",
-        "fastmcp_client.py",
-        "versioned_server.py",
-        calls,
-        &["--client-range", "*=^3.0.0"],
-    );
-    assert_eq!(new[0], direct[0]);
-    assert_eq!(new[0]["is_error"], false);
+    // gets seed 002's error, one built for ^3.0.0 the answer. Over stdio and HTTP.
+    for face in [Face::Stdio, Face::Http] {
+        let (direct, old, _) = through_gateway_with(
+            tmp.path(),
+            face,
+            "producers",
+            "fastmcp_client.py",
+            "versioned_server.py",
+            calls,
+            &["--client-range", "search=^2.0.0"],
+        );
+        assert_eq!(old[0]["is_error"], true, "{face:?}");
+        assert_eq!(
+            old[0]["text"],
+            "Tool 'search': schema version mismatch, expected ^2.0.0, got 3.0.0. Tool blocked.",
+            "{face:?}"
+        );
+        let (_, new, _) = through_gateway_with(
+            tmp.path(),
+            face,
+            "producers",
+            "fastmcp_client.py",
+            "versioned_server.py",
+            calls,
+            &["--client-range", "*=^3.0.0"],
+        );
+        assert_eq!(new[0], direct[0], "{face:?}");
+        assert_eq!(new[0]["is_error"], false, "{face:?}");
+    }
 }
 
 #[test]
@@ -1114,27 +1117,28 @@ fn gateway_relists_a_server_that_changes_without_telling() {
     let tmp = tempfile::tempdir().unwrap();
     // The same rename with no list_changed: --relist-every finds it before the next call.
     let calls = r#"[{"tool":"release","arguments":{}},{"sleep":1.5},{"tool":"search","arguments":{"query":"refund"}}]"#;
-    let (_, through, out) = through_gateway_with(
-        tmp.path(),
-        Face::Stdio,
-        "producers",
-        "fastmcp_client.py",
-        "silent_server.py",
-        calls,
-        &["--relist-every", "0.3"],
-    );
-    assert_eq!(through[0]["is_error"], false, "{through:?}");
-    assert_eq!(
-        through[1]["text"],
-        "Schema mismatch: expected parameter 'search_query', found 'query'. Tool blocked. One retry allowed: call 'search' again with arguments that match its current inputSchema."
-    );
-    let msgs = std::fs::read_to_string(
-        files(&out.join("gateway"), ".messages.jsonl")
-            .pop()
-            .unwrap(),
-    )
-    .unwrap();
-    assert!(!msgs.contains("list_changed"), "the server said nothing");
+    for face in [Face::Stdio, Face::Http] {
+        let (_, through, out) = through_gateway_with(
+            tmp.path(),
+            face,
+            "producers",
+            "fastmcp_client.py",
+            "silent_server.py",
+            calls,
+            &["--relist-every", "0.3"],
+        );
+        assert_eq!(through[0]["is_error"], false, "{face:?}: {through:?}");
+        assert_eq!(
+            through[1]["text"],
+            "Schema mismatch: expected parameter 'search_query', found 'query'. Tool blocked. One retry allowed: call 'search' again with arguments that match its current inputSchema.",
+            "{face:?}"
+        );
+        let msgs: String = files(&out.join("gateway"), ".messages.jsonl")
+            .iter()
+            .map(|f| std::fs::read_to_string(f).unwrap())
+            .collect();
+        assert!(!msgs.contains("list_changed"), "the server said nothing");
+    }
 }
 
 #[test]
