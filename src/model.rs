@@ -51,6 +51,9 @@ pub struct TableSpec {
     pub doc: &'static str,
     pub cols: Vec<Col>,
     pub schema: SchemaRef,
+    /// A column whose values must be unique across the table's files (checked as the
+    /// JSONL is read: a repeat is a bad line naming the first).
+    pub unique: Option<&'static str>,
 }
 
 impl TableSpec {
@@ -64,7 +67,13 @@ impl TableSpec {
             doc,
             cols,
             schema,
+            unique: None,
         }
+    }
+
+    fn unique(mut self, col: &'static str) -> Self {
+        self.unique = Some(col);
+        self
     }
 
     pub fn col(&self, name: &str) -> Option<&Col> {
@@ -255,6 +264,8 @@ pub static CASES: LazyLock<TableSpec> = LazyLock::new(|| {
             ),
         ],
     )
+    // Seed 000: a case_id names one case.
+    .unique("case_id")
 });
 
 /// `steps`: the traces, one event per row.

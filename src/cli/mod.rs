@@ -111,22 +111,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Import(a) => stage(&mut a.out)?,
         Command::Snapshot(a) => stage(&mut a.out)?,
         Command::Gen(a) => stage(&mut a.out)?,
-        Command::Canary(a) => {
-            common::local_out(&a.out, "canary")?;
-            None
-        }
-        Command::Collect(a) => {
-            common::local_out(&a.out, "collect")?;
-            None
-        }
-        Command::Gateway(a) => {
-            common::local_out(&a.out, "gateway")?;
-            None
-        }
-        Command::Run(a) => {
-            common::local_out(&a.out, "run")?;
-            None
-        }
+        Command::Canary(a) => common::local_out(&a.out, "canary").map(|_| None)?,
+        Command::Collect(a) => common::local_out(&a.out, "collect").map(|_| None)?,
+        Command::Gateway(a) => common::local_out(&a.out, "gateway").map(|_| None)?,
+        Command::Run(a) => common::local_out(&a.out, "run").map(|_| None)?,
         _ => None,
     };
     let code = match command {

@@ -307,23 +307,38 @@ fn push_backlog(r: &mut Routes, v: Value) {
     }
 }
 
-/// An SSE body that tells its session when the agent drops it.
-struct Body {
-    rx: mpsc::UnboundedReceiver<Event>,
+/// Tells a session when the agent is gone from one of its streams (the SSE body, or a
+/// POST waiting for its JSON answer, was dropped).
+struct Watch {
     conn: Arc<Conn>,
     stream: u64,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.conn.dropped(self.stream);
+    }
+}
+
+/// An SSE body, watched.
+struct Body {
+    rx: mpsc::UnboundedReceiver<Event>,
+    _watch: Watch,
+}
+
+impl Body {
+    fn new(rx: mpsc::UnboundedReceiver<Event>, conn: Arc<Conn>, stream: u64) -> Body {
+        Body {
+            rx,
+            _watch: Watch { conn, stream },
+        }
+    }
 }
 
 impl futures::Stream for Body {
     type Item = std::result::Result<Event, Infallible>;
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         self.rx.poll_recv(cx).map(|e| e.map(Ok))
-    }
-}
-
-impl Drop for Body {
-    fn drop(&mut self) {
-        self.conn.dropped(self.stream);
     }
 }
 
@@ -403,6 +418,7 @@ impl Face {
                 );
             }
         };
+        let batch = msg.is_array();
         let items: Vec<&Value> = match &msg {
             Value::Array(a) => a.iter().collect(),
             v => vec![v],
@@ -575,23 +591,17 @@ impl Face {
             if !modern {
                 self.close_later(&conn, s);
             }
-            let body = Body {
-                rx,
-                conn,
-                stream: s,
-            };
-            return (headers, Sse::new(body)).into_response();
+            return (headers, Sse::new(Body::new(rx, conn, s))).into_response();
         }
         // A plain JSON answer: wait for every response of the POST.
         let mut rx = rx;
         let mut answers = Vec::new();
-        let guard = Body {
-            rx: mpsc::unbounded_channel().1,
+        let watch = Watch {
             conn: Arc::clone(&conn),
             stream: s,
         };
-        while let Some(_e) = rx.recv().await {}
-        drop(guard);
+        while rx.recv().await.is_some() {}
+        drop(watch);
         if let Some(st) = conn.routes().streams.get(&s) {
             for (_, data) in &st.log {
                 if let Ok(v) = serde_json::from_str::<Value>(data) {
@@ -599,7 +609,8 @@ impl Face {
                 }
             }
         }
-        let body = match (msg_is_batch(&answers, n_requests), answers.len()) {
+        // A batch is answered with an array, one request with its response.
+        let body = match (batch, answers.len()) {
             (false, 1) => answers.pop().unwrap_or(Value::Null),
             _ => Value::Array(answers),
         };
@@ -673,12 +684,7 @@ impl Face {
                     self.close_later(&owner, s);
                 }
             }
-            let body = Body {
-                rx,
-                conn: owner,
-                stream: s,
-            };
-            return Sse::new(body).into_response();
+            return Sse::new(Body::new(rx, owner, s)).into_response();
         }
         // 2026-07-28 has no GET stream; without a session there is nothing to listen to.
         let Some(conn) = conn else {
@@ -726,12 +732,7 @@ impl Face {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(s, Arc::clone(&conn));
-        Sse::new(Body {
-            rx,
-            conn,
-            stream: s,
-        })
-        .into_response()
+        Sse::new(Body::new(rx, conn, s)).into_response()
     }
 
     /// With --sse-retry: closes stream `s` after that long if it is still waiting, with
@@ -807,11 +808,6 @@ impl Face {
         let mut owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
         owners.retain(|s, c| c.routes().streams.contains_key(s));
     }
-}
-
-/// A batch is answered with an array, one request with its response.
-fn msg_is_batch(answers: &[Value], requests: usize) -> bool {
-    requests > 1 || answers.len() > 1
 }
 
 /// What the listener did, for the exit message.

@@ -172,39 +172,21 @@ fn rpc_error(id: &Value, code: i64, message: String) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
-/// A successful tools/call answer with nothing in it: no content, or only empty text,
-/// and a structured result (if any) whose every value is empty, zero or false.
+/// A successful tools/call answer with nothing in it, by the rule the entity class uses
+/// (`result_is_empty`: an empty list or object, only empty lists, a zero count), or no
+/// content or only blank text.
 fn looks_empty(v: &Value) -> bool {
-    fn empty(v: &Value) -> bool {
-        match v {
-            Value::Null | Value::Bool(false) => true,
-            Value::String(s) => s.trim().is_empty(),
-            Value::Number(n) => n.as_f64() == Some(0.0),
-            Value::Array(a) => a.is_empty(),
-            Value::Object(o) => o.values().all(empty),
-            Value::Bool(true) => false,
-        }
-    }
     let Some(r) = v.get("result") else {
         return false;
     };
     if r.get("isError").and_then(Value::as_bool) == Some(true) {
         return false;
     }
-    if let Some(s) = r.get("structuredContent").filter(|s| !s.is_null()) {
-        return empty(s);
+    match crate::canary::result_value(r) {
+        Value::Null => true,
+        Value::String(t) => t.trim().is_empty(),
+        other => groundcheck_udfs::result_is_empty::is_empty(&other),
     }
-    r.get("content")
-        .and_then(Value::as_array)
-        .is_none_or(|blocks| {
-            blocks.iter().all(|b| {
-                b.get("type").and_then(Value::as_str) == Some("text")
-                    && b.get("text").and_then(Value::as_str).is_none_or(|t| {
-                        let t = t.trim();
-                        t.is_empty() || serde_json::from_str::<Value>(t).is_ok_and(|j| empty(&j))
-                    })
-            })
-        })
 }
 
 /// Where a result says how fresh it is: the importers' rule (`_meta`, the structured

@@ -147,17 +147,11 @@ enum Status {
 /// each good row's unique key (tables that have one).
 type Decoded = (Vec<Status>, Option<RecordBatch>, Vec<Option<String>>);
 
-/// The column whose values must be unique across a table's files (seed 000: a case id
-/// names one case).
-fn unique_key(spec: &TableSpec) -> Option<&'static str> {
-    (spec.name == "cases").then_some("case_id")
-}
-
 /// Checks lines and decodes the good ones into a batch of the table's schema.
 fn decode(spec: &TableSpec, max_line_bytes: usize, lines: &[(String, Line)]) -> Result<Decoded> {
     let mut rows = Vec::with_capacity(lines.len());
     let mut keys = Vec::new();
-    let unique = unique_key(spec);
+    let unique = spec.unique;
     let statuses = lines
         .iter()
         .map(|(_, l)| match check(spec, max_line_bytes, l) {
@@ -264,7 +258,7 @@ impl Reader {
                             (Some(k), Some((file, first))) => {
                                 keep.push(false);
                                 let problem = Problem {
-                                    field: unique_key(self.spec).map(str::to_string),
+                                    field: self.spec.unique.map(str::to_string),
                                     reason: format!(
                                         "'{k}' repeats {file}:{first} (it must be unique)"
                                     ),

@@ -834,14 +834,10 @@ impl Listening {
     /// SIGINT, then its exit code and everything it printed on stderr.
     pub fn stop(mut self) -> (i32, String) {
         unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while self.child.try_wait().unwrap().is_none() {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the gateway did not stop on SIGINT within 30 s"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
+        let child = &mut self.child;
+        eventually("the gateway to stop on SIGINT", || {
+            child.try_wait().unwrap().is_some()
+        });
         let status = self.child.wait().unwrap();
         let mut err = String::new();
         while let Ok(l) = self.stderr.recv_timeout(std::time::Duration::from_secs(5)) {
@@ -857,6 +853,18 @@ impl Drop for Listening {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Waits for `done` (readiness, not speed: up to 600 tries 50 ms apart), else fails
+/// naming what did not happen.
+fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    for _ in 0..600 {
+        if done() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("waited for {what} in vain");
 }
 
 /// The server command for a script in tests/producers (Python) or tests/mcp (`.mjs`,
@@ -1311,10 +1319,7 @@ fn gateway_http_streams_resume_and_sessions_end_as_the_spec_says() {
     assert_eq!(through[0]["structured"]["slept"], 1.5);
     // The client's DELETE ended its session: its trace is written before the gateway
     // stops.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
-    while !out.join("traces").exists() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    eventually("the ended session's trace", || out.join("traces").exists());
     let traces = files(&out.join("traces"), ".parquet");
     assert_eq!(traces.len(), 1, "{traces:?}");
     // Raw HTTP: an unknown session is 404, GET without a session 405, a page of another

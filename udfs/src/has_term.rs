@@ -45,14 +45,9 @@ fn word(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
-/// Lower case, for matching.
-fn lowered(s: &str) -> String {
-    s.to_lowercase()
-}
-
 /// Whether `text` names `term` (see the module comment).
 pub fn has_term(text: &str, term: &str) -> bool {
-    let (text, term) = (lowered(text), lowered(term));
+    let (text, term) = (text.to_lowercase(), term.to_lowercase());
     let parts: Vec<&str> = term.split_whitespace().collect();
     if parts.is_empty() {
         return false;
