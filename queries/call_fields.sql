@@ -4,6 +4,12 @@
 --   its SQL reads (sql_fields, in the declared dialect); a tool with declared fields used
 --   those (its lineage; an empty list: no data field, like list_tables); any other tool
 --   used `tool.argument` for each argument it was given.
+--   logic_fields: the part of fields that decides the answer (seed 000's semantic symptom
+--   is "a WHERE clause that uses a column"): for SQL, the columns its filters, joins,
+--   grouping and aggregates read (sql_fields' logic_fields), not those it only shows (a
+--   plain projection or a star, which stay in fields, so grounding still counts them);
+--   for a tool without SQL, all of fields (an argument chooses what comes back; declared
+--   lineage is what the tool computes from).
 -- grain: (run_id, server, trace_id, call_id)
 -- inputs: calls, tool_context, catalog_entries
 -- nulls: is_error is false for a call without a result; sql and dialect are NULL for
@@ -32,6 +38,12 @@ SELECT
     WHEN coalesce(cardinality(argument_names), 0) = 0 THEN CAST([] AS VARCHAR[])
     ELSE string_to_array(tool || '.' || array_to_string(array_sort(argument_names), ',' || tool || '.'), ',')
   END AS fields,
+  CASE
+    WHEN sql_argument IS NOT NULL THEN coalesce(lineage['logic_fields'], CAST([] AS VARCHAR[]))
+    WHEN declared IS NOT NULL THEN declared
+    WHEN coalesce(cardinality(argument_names), 0) = 0 THEN CAST([] AS VARCHAR[])
+    ELSE string_to_array(tool || '.' || array_to_string(array_sort(argument_names), ',' || tool || '.'), ',')
+  END AS logic_fields,
   CASE
     WHEN sql_argument IS NOT NULL AND sql IS NULL THEN ['no ' || sql_argument || ' argument in the ' || tool || ' call']
     ELSE coalesce(lineage['reasons'], CAST([] AS VARCHAR[]))

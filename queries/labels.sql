@@ -4,11 +4,16 @@
 --   gold.tolerance), the grounding, definition, freshness, policy, clarification and cost
 --   figures of queries/metrics, and:
 --   grounded: correct for the right reason, which we take as every required field used
---   (grounding_recall = 1) and no failure symptom found (failure_evidence), hedging in
---   reasoning aside (a sign to look at, not a fault in what was read);
+--   by the task (task_recall = 1: fields may be read by different calls) and no failure
+--   symptom found (failure_evidence), hedging in reasoning aside (a sign to look at, not
+--   a fault in what was read);
 --   failure_class: the first class in the seed's order (entity, semantic, structural,
---   temporal, policy: ordered by where the fix lives) among failure_evidence, NULL when no
---   symptom was found; failure_classes: every class found;
+--   temporal, policy: ordered by where the fix lives) among the symptoms in
+--   failure_evidence; hedging is evidence, never a class by itself: a task whose only
+--   sign is hedging keeps grounded as what it read says, gets no class, and goes to review
+--   (correct and grounded: "the reasoning hedged … confirm"; failed: "failed, but no
+--   failure symptom found (the reasoning hedged)"). So failure_class IS NOT NULL implies
+--   grounded = false. failure_classes: every class with a symptom (hedging aside);
 --   needs_human_review: whatever the scorer could not decide, with the reasons.
 --   human_* columns repeat the hand label from cases, and agrees_with_human compares.
 --   A reviewer's decision (reviews) wins over the automatic correct, grounded and
@@ -17,7 +22,9 @@
 -- grain: (run_id, server, case_id)
 -- inputs: tasks, task_grounding, task_definition_match, task_freshness, call_policy, task_cost, failure_evidence, reviews
 -- nulls: correct is NULL when the answer cannot be read (or there is none); grounded is
---   NULL when the grounding cannot be decided; human_* are NULL for unlabeled cases;
+--   NULL when the grounding cannot be decided; a task whose case_id is not in cases (no
+--   gold record, or its line was refused) is left unlabeled: correct, grounded and
+--   failure_class NULL, with the reason; human_* are NULL for unlabeled cases;
 --   agrees_with_human is NULL when either side is NULL
 WITH decided AS (
   SELECT r.*, row_number() OVER (PARTITION BY run_id, server, case_id ORDER BY decided_at DESC NULLS LAST) AS n
@@ -33,23 +40,24 @@ pol AS (
 ),
 fe AS (
   SELECT run_id, server, case_id,
-    array_sort(array_distinct(array_agg(class))) AS classes,
+    array_sort(array_distinct(array_agg(class) FILTER (WHERE rule <> 'hedging'))) AS symptom_classes,
+    bool_or(rule = 'hedging') AS hedged,
     array_sort(array_agg(class || '/' || rule || ': ' || evidence)) AS evidence,
     array_sort(array_distinct(array_agg(class || '/' || rule))) AS rules
   FROM failure_evidence GROUP BY run_id, server, case_id
 ),
 base AS (
   SELECT t.run_id, t.server, t.case_id, t.user_role, t.as_user, t.answer,
-    answer_correct(t.answer, t.gold['answer'], coalesce(t.gold['tolerance'], 0.0)) AS correct,
-    g.grounding_precision, g.grounding_recall, g.fields_used, g.forbidden_used, g.field_reasons,
+    CASE WHEN t.has_case THEN answer_correct(t.answer, t.gold['answer'], coalesce(t.gold['tolerance'], 0.0)) END AS correct,
+    g.grounding_precision, g.grounding_recall, g.task_recall, g.fields_used, g.forbidden_used, g.field_reasons,
     d.business_terms, d.definition_match, d.definition_mismatched, d.definition_unsure,
     f.freshness_pass, f.freshness_unknown, f.bound_hours IS NOT NULL AS freshness_bound,
     coalesce(p.calls, 0) AS calls, coalesce(p.policy_violations, 0) AS policy_violations,
     coalesce(p.no_policy, false) AS no_policy, coalesce(p.policy_unsure, CAST([] AS VARCHAR[])) AS policy_unsure,
-    c.clarification_turns, c.cost_usd, c.unpriced_models,
-    coalesce(fe.classes, CAST([] AS VARCHAR[])) AS failure_classes,
+    c.clarification_turns, c.cost_usd, c.cost_source, c.unpriced_models,
+    coalesce(fe.symptom_classes, CAST([] AS VARCHAR[])) AS failure_classes,
+    coalesce(fe.hedged, false) AS hedged,
     coalesce(fe.evidence, CAST([] AS VARCHAR[])) AS failure_evidence,
-    coalesce(fe.rules, CAST([] AS VARCHAR[])) AS failure_rules,
     t.has_case,
     CASE WHEN t.is_source_trace THEN t.label_correct END AS human_correct,
     CASE WHEN t.is_source_trace THEN t.label_grounded END AS human_grounded,
@@ -62,31 +70,38 @@ base AS (
   LEFT JOIN task_cost c ON c.run_id = t.run_id AND c.server = t.server AND c.case_id = t.case_id
   LEFT JOIN fe ON fe.run_id = t.run_id AND fe.server = t.server AND fe.case_id = t.case_id
 ),
-judged AS (
+grounding AS (
   SELECT base.*,
     CASE
-      WHEN cardinality(array_except(failure_rules, ['semantic/hedging'])) > 0 THEN false
-      WHEN grounding_recall IS NOT NULL AND grounding_recall < 1.0 THEN false
+      WHEN NOT has_case THEN NULL
+      WHEN cardinality(failure_classes) > 0 THEN false
+      WHEN task_recall IS NOT NULL AND task_recall < 1.0 THEN false
       WHEN cardinality(field_reasons) > 0 OR cardinality(definition_unsure) > 0 THEN NULL
       ELSE true
-    END AS grounded,
+    END AS grounded
+  FROM base
+),
+judged AS (
+  SELECT grounding.*,
     CASE
+      WHEN NOT has_case THEN NULL
       WHEN array_has(failure_classes, 'entity') THEN 'entity'
       WHEN array_has(failure_classes, 'semantic') THEN 'semantic'
       WHEN array_has(failure_classes, 'structural') THEN 'structural'
       WHEN array_has(failure_classes, 'temporal') THEN 'temporal'
       WHEN array_has(failure_classes, 'policy') THEN 'policy'
-    END AS failure_class
-  FROM base
+    END AS failure_class,
+    hedged AND cardinality(failure_classes) = 0 AND correct AND grounded AS hedged_only
+  FROM grounding
 ),
 final AS (
 SELECT run_id, server, case_id, user_role, as_user,
   correct, grounded, failure_class, failure_classes, failure_evidence,
-  grounding_precision, grounding_recall, fields_used, forbidden_used,
+  grounding_precision, grounding_recall, task_recall, fields_used, forbidden_used,
   business_terms, definition_match, freshness_bound, freshness_pass, calls, policy_violations,
-  clarification_turns, cost_usd, answer,
-  array_concat(
-    CASE WHEN NOT has_case THEN ['case_id not in cases'] ELSE CAST([] AS VARCHAR[]) END,
+  clarification_turns, cost_usd, cost_source, answer,
+  CASE WHEN NOT has_case THEN ['case_id not in cases: left unlabeled (a cases line refused by --on-bad-line skip is in rejects.jsonl)']
+  ELSE array_concat(
     CASE WHEN answer IS NULL THEN ['no answer step'] ELSE CAST([] AS VARCHAR[]) END,
     CASE WHEN answer IS NOT NULL AND correct IS NULL THEN ['answer cannot be read against the gold answer'] ELSE CAST([] AS VARCHAR[]) END,
     CASE WHEN cardinality(field_reasons) > 0 THEN ['SQL not resolved: ' || array_to_string(field_reasons, '; ')] ELSE CAST([] AS VARCHAR[]) END,
@@ -95,8 +110,11 @@ SELECT run_id, server, case_id, user_role, as_user,
     CASE WHEN no_policy THEN ['no policy row for ' || as_user] ELSE CAST([] AS VARCHAR[]) END,
     CASE WHEN cardinality(policy_unsure) > 0 THEN ['policy not checked: ' || array_to_string(policy_unsure, '; ')] ELSE CAST([] AS VARCHAR[]) END,
     CASE WHEN cardinality(unpriced_models) > 0 THEN ['no price for model ' || array_to_string(unpriced_models, ', ')] ELSE CAST([] AS VARCHAR[]) END,
-    CASE WHEN (correct = false OR grounded = false) AND failure_class IS NULL THEN ['failed, but no failure symptom found'] ELSE CAST([] AS VARCHAR[]) END
-  ) AS review_reasons,
+    CASE WHEN (correct = false OR grounded = false) AND failure_class IS NULL
+      THEN ['failed, but no failure symptom found' || CASE WHEN hedged THEN ' (the reasoning hedged)' ELSE '' END]
+      ELSE CAST([] AS VARCHAR[]) END,
+    CASE WHEN hedged_only THEN ['the reasoning hedged, but what was read is grounded: confirm'] ELSE CAST([] AS VARCHAR[]) END
+  ) END AS review_reasons,
   human_correct, human_grounded, nullif(human_class, '-') AS human_failure_class,
   CASE WHEN human_correct IS NULL OR correct IS NULL OR grounded IS NULL THEN NULL
        ELSE human_correct = correct AND human_grounded = grounded
@@ -114,9 +132,9 @@ reviewed AS (
 SELECT run_id, server, case_id, user_role, as_user,
   final_correct AS correct, final_grounded AS grounded, final_class AS failure_class,
   cardinality(review_reasons) > 0 AND reviewed_by IS NULL AS needs_human_review, review_reasons,
-  failure_classes, failure_evidence, grounding_precision, grounding_recall, fields_used, forbidden_used,
+  failure_classes, failure_evidence, grounding_precision, grounding_recall, task_recall, fields_used, forbidden_used,
   business_terms, definition_match, freshness_bound, freshness_pass, calls, policy_violations, clarification_turns,
-  cost_usd, answer, human_correct, human_grounded, human_failure_class,
+  cost_usd, cost_source, answer, human_correct, human_grounded, human_failure_class,
   CASE WHEN human_correct IS NULL OR final_correct IS NULL OR final_grounded IS NULL THEN NULL
        ELSE human_correct = final_correct AND human_grounded = final_grounded
             AND coalesce(human_failure_class, '-') = coalesce(final_class, '-') END AS agrees_with_human,

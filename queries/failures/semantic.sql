@@ -1,6 +1,8 @@
 -- label: failures_semantic
 -- definition: seed 000, semantic class ("the right entity but the wrong meaning").
---   Trace symptoms: a forbidden field used (forbidden-field); "a WHERE clause that uses a
+--   Trace symptoms: a forbidden field read by the query's logic (forbidden-field: a
+--   filter, join, grouping or aggregate; task_grounding.forbidden_in_logic; a forbidden
+--   column only shown, by a projection or a star, is no symptom by itself); "a WHERE clause that uses a
 --   column whose name resembles the business term instead of the governed definition"
 --   (definition-mismatch: a term not resolved to its governed predicate); "a reasoning
 --   step that contains 'sounds like', 'probably', or 'I will assume'" (hedging; the
@@ -10,8 +12,8 @@
 -- nulls: call_id is NULL for a task-level symptom
 SELECT * FROM (
 SELECT run_id, server, case_id, NULL AS call_id, 'semantic' AS class, 'forbidden-field' AS rule,
-  'used ' || array_to_string(forbidden_used, ', ') AS evidence
-FROM task_grounding WHERE cardinality(forbidden_used) > 0
+  'used ' || array_to_string(forbidden_in_logic, ', ') AS evidence
+FROM task_grounding WHERE cardinality(forbidden_in_logic) > 0
 UNION ALL
 SELECT run_id, server, case_id, NULL, 'semantic', 'definition-mismatch',
   'not resolved to the governed predicate: ' || array_to_string(definition_mismatched, ', ')

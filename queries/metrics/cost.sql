@@ -5,13 +5,20 @@
 --   from pricing; plus, per tool_call, the tool's per-call price (the server's own price,
 --   else the tool's price on any server). Retries and clarification turns are steps, so
 --   they are counted as such.
+--   Where the trace carries no usage at all (no reported USD, no priced tokens, no priced
+--   tool: a harness or an importer that kept none), the seed's harness takes "the cost
+--   block from the client's usage report": the case's cost.usd, on the case's source
+--   trace only (the block describes that trace). cost_source says which was used:
+--   reported (client-reported USD on every costed step), priced (tokens at pricing's
+--   rates and tool prices), reported+priced, case (the case's cost block) or none.
 -- grain: (run_id, server, case_id)
--- inputs: steps, pricing
+-- inputs: steps, pricing, tasks
 -- nulls: cost_usd (rounded to 1e-10 USD, so that the order floating-point sums run in
---   cannot change a byte of the output) is never NULL (no priced step: 0); unpriced_models lists models whose
---   tokens had no price and no reported USD (their tokens are not in cost_usd)
+--   cannot change a byte of the output) is never NULL (nothing to go by: 0, cost_source
+--   none); unpriced_models lists models whose tokens had no price and no reported USD
+--   (their tokens are not in cost_usd)
 WITH priced AS (
-  SELECT s.run_id, s.server, s.case_id, s.kind, s.model,
+  SELECT s.run_id, s.server, s.case_id, s.kind, s.model, s.usd,
     coalesce(s.input_tokens, 0) + coalesce(s.output_tokens, 0) AS tokens,
     coalesce(
       s.usd,
@@ -23,12 +30,32 @@ WITH priced AS (
   LEFT JOIN pricing pts ON pts.kind = 'tool' AND pts.name = s.tool AND pts.server = s.server
   LEFT JOIN pricing pta ON pta.kind = 'tool' AND pta.name = s.tool AND pta.server IS NULL
   WHERE s.case_id IS NOT NULL
+),
+per_task AS (
+  SELECT run_id, server, case_id,
+    round(sum(coalesce(token_usd, 0.0)) + sum(tool_usd), 10) AS trace_usd,
+    bool_or(usd IS NOT NULL) AS reported,
+    bool_or((usd IS NULL AND token_usd IS NOT NULL AND tokens > 0) OR tool_usd > 0) AS priced,
+    sum(tokens) AS tokens,
+    count(*) FILTER (WHERE kind = 'tool_call') AS tool_calls,
+    count(*) FILTER (WHERE kind = 'clarification') AS clarification_turns,
+    coalesce(array_sort(array_distinct(array_agg(model) FILTER (WHERE token_usd IS NULL AND tokens > 0))), CAST([] AS VARCHAR[])) AS unpriced_models
+  FROM priced
+  GROUP BY run_id, server, case_id
 )
-SELECT run_id, server, case_id,
-  round(sum(coalesce(token_usd, 0.0)) + sum(tool_usd), 10) AS cost_usd,
-  sum(tokens) AS tokens,
-  count(*) FILTER (WHERE kind = 'tool_call') AS tool_calls,
-  count(*) FILTER (WHERE kind = 'clarification') AS clarification_turns,
-  coalesce(array_sort(array_distinct(array_agg(model) FILTER (WHERE token_usd IS NULL AND tokens > 0))), CAST([] AS VARCHAR[])) AS unpriced_models
-FROM priced
-GROUP BY run_id, server, case_id
+SELECT p.run_id, p.server, p.case_id,
+  CASE
+    WHEN p.reported OR p.priced THEN p.trace_usd
+    WHEN t.is_source_trace AND t.recorded_cost['usd'] IS NOT NULL THEN round(t.recorded_cost['usd'], 10)
+    ELSE 0.0
+  END AS cost_usd,
+  CASE
+    WHEN p.reported AND p.priced THEN 'reported+priced'
+    WHEN p.reported THEN 'reported'
+    WHEN p.priced THEN 'priced'
+    WHEN t.is_source_trace AND t.recorded_cost['usd'] IS NOT NULL THEN 'case'
+    ELSE 'none'
+  END AS cost_source,
+  p.tokens, p.tool_calls, p.clarification_turns, p.unpriced_models
+FROM per_task p
+LEFT JOIN tasks t ON t.run_id = p.run_id AND t.server = p.server AND t.case_id = p.case_id

@@ -8,14 +8,23 @@
 --   out (a retry that then succeeds is judged on what it read). Fields compare exactly as written (write gold fields as
 --   the catalog names them). The seed's Server A figure of 0.25 counts the COUNT(*) target
 --   as a right field; COUNT(*) reads no column, so we give that query 0 and 0.
+--   task_recall: required fields used by any call of the task / required fields. The
+--   seed's averages stay per call, but whether the task read what it needed is a task
+--   judgement: required fields split over two calls (subscriptions in one query,
+--   customers in the next) are all used, and labels base grounded on task_recall.
+--   forbidden_used: forbidden fields read anywhere (a star included);
+--   forbidden_in_logic: those read by a call's logic (call_fields.logic_fields: filters,
+--   joins, grouping, aggregates), the semantic class's symptom; a forbidden field that is
+--   only shown is no symptom by itself (it still lowers precision).
 -- grain: (run_id, server, case_id)
 -- inputs: call_fields, tasks
 -- nulls: means are rounded to 12 decimals (the order of a floating-point sum must not
---   change the output); grounding_precision is NULL when no call used a field; grounding_recall is NULL
---   when the gold record requires no field
+--   change the output); grounding_precision is NULL when no call used a field;
+--   grounding_recall and task_recall are NULL when the gold record requires no field
 WITH per_call AS (
   SELECT f.run_id, f.server, f.case_id, f.fields, f.field_reasons,
     t.gold['required_fields'] AS required, coalesce(t.gold['forbidden_fields'], CAST([] AS VARCHAR[])) AS forbidden,
+    f.logic_fields,
     cardinality(f.fields) AS used,
     cardinality(array_intersect(f.fields, t.gold['required_fields'])) AS hits
   FROM call_fields f JOIN tasks t ON t.run_id = f.run_id AND t.server = f.server AND t.case_id = f.case_id
@@ -28,8 +37,15 @@ SELECT t.run_id, t.server, t.case_id,
     WHEN count(p.used) FILTER (WHERE p.used > 0) = 0 THEN 0.0
     ELSE round(avg(CAST(p.hits AS DOUBLE) / cardinality(p.required)) FILTER (WHERE p.used > 0), 12)
   END AS grounding_recall,
+  CASE
+    WHEN coalesce(cardinality(t.gold['required_fields']), 0) = 0 THEN NULL
+    ELSE round(CAST(cardinality(array_intersect(array_distinct(t.gold['required_fields']),
+      coalesce(flatten(array_agg(p.fields) FILTER (WHERE p.used > 0)), CAST([] AS VARCHAR[]))))
+      AS DOUBLE) / cardinality(array_distinct(t.gold['required_fields'])), 12)
+  END AS task_recall,
   coalesce(array_sort(array_distinct(flatten(array_agg(p.fields) FILTER (WHERE p.used > 0)))), CAST([] AS VARCHAR[])) AS fields_used,
   coalesce(array_sort(array_distinct(flatten(array_agg(array_intersect(p.fields, p.forbidden)) FILTER (WHERE p.used > 0)))), CAST([] AS VARCHAR[])) AS forbidden_used,
+  coalesce(array_sort(array_distinct(flatten(array_agg(array_intersect(p.logic_fields, p.forbidden)) FILTER (WHERE p.used > 0)))), CAST([] AS VARCHAR[])) AS forbidden_in_logic,
   coalesce(array_sort(array_distinct(flatten(array_agg(p.field_reasons)))), CAST([] AS VARCHAR[])) AS field_reasons,
   count(p.used) AS calls
 FROM tasks t

@@ -1,8 +1,10 @@
 //! `sql_fields(sql [, dialect [, catalog]])`: the base columns a query reads.
 //!
-//! Returns a struct `{fields: list<string>, reasons: list<string>}`: `fields` are the
-//! catalog entries (`schema.table.column` or `table.column`) the SQL reads in any clause,
-//! sorted; `reasons` say what could not be parsed or resolved (empty when everything
+//! Returns a struct `{fields: list<string>, reasons: list<string>, logic_fields:
+//! list<string>}`: `fields` are the catalog entries (`schema.table.column` or
+//! `table.column`) the SQL reads in any clause, sorted; `logic_fields` the subset its
+//! logic reads (filters, join conditions, grouping, aggregate arguments; not a column
+//! only shown by a projection, a star or ORDER BY); `reasons` say what could not be parsed or resolved (empty when everything
 //! resolved). A NULL `sql` gives NULL. `catalog` is a list of `schema.table.column` /
 //! `table.column` strings, e.g. `(SELECT array_agg(table_name || '.' || column_name) FROM
 //! catalog)`; without it tables are taken as written. Wrong argument types: plan error.
@@ -40,6 +42,7 @@ fn struct_fields() -> Fields {
     Fields::from(vec![
         Field::new("fields", DataType::List(item()), true),
         Field::new("reasons", DataType::List(item()), true),
+        Field::new("logic_fields", DataType::List(item()), true),
     ])
 }
 
@@ -50,7 +53,9 @@ static DOC: LazyLock<Documentation> = LazyLock::new(|| {
     Documentation::builder(
         doc_section(),
         "The base columns a SQL query reads, from every clause, resolved through aliases, CTEs, \
-         derived tables and set operations; with the reasons for anything it could not resolve.",
+         derived tables and set operations (`fields`); those its logic reads: filters, joins, \
+         grouping, aggregates, not a column only shown (`logic_fields`); with the reasons for \
+         anything it could not resolve.",
         "sql_fields(sql [, dialect [, catalog]])",
     )
     .with_argument("sql", "The query text.")
@@ -83,6 +88,7 @@ impl ScalarUDFImpl for SqlFields {
         let mut out = StructBuilder::new(
             struct_fields(),
             vec![
+                Box::new(ListBuilder::new(StringBuilder::new()).with_field(item())),
                 Box::new(ListBuilder::new(StringBuilder::new()).with_field(item())),
                 Box::new(ListBuilder::new(StringBuilder::new()).with_field(item())),
             ],
@@ -120,6 +126,7 @@ fn append(out: &mut StructBuilder, r: Option<&lineage::Fields>) {
     for (k, values) in [
         (0, r.map(|r| r.fields.iter().cloned().collect::<Vec<_>>())),
         (1, r.map(|r| r.reasons.clone())),
+        (2, r.map(|r| r.logic.iter().cloned().collect::<Vec<_>>())),
     ] {
         let b = out
             .field_builder::<ListBuilder<StringBuilder>>(k)

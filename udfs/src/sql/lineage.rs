@@ -33,6 +33,10 @@ type Columns = Vec<(String, Lineage)>;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Fields {
     pub fields: BTreeSet<String>,
+    /// The fields the query's logic reads: filters (WHERE, JOIN ON/USING, HAVING,
+    /// QUALIFY, FILTER), grouping and aggregate arguments. A column only shown (a plain
+    /// projection, a star, ORDER BY) is in `fields` but not here.
+    pub logic: BTreeSet<String>,
     pub reasons: Vec<String>,
 }
 
@@ -42,8 +46,8 @@ pub fn sql_fields(sql: &str, dialect: &Dialect, catalog: &Catalog) -> Fields {
         Ok(s) => s,
         Err(reason) => {
             return Fields {
-                fields: BTreeSet::new(),
                 reasons: vec![reason],
+                ..Default::default()
             };
         }
     };
@@ -111,6 +115,8 @@ pub(crate) struct Analyzer<'a> {
     /// CTE frames, innermost last.
     ctes: Vec<Vec<(String, Columns)>>,
     used: Lineage,
+    /// Fields read by filters, grouping and aggregates (see `Fields::logic`).
+    logic: Lineage,
     reasons: Vec<String>,
     /// When set, every filter (WHERE, JOIN ON, HAVING, QUALIFY, FILTER (WHERE …)) is also
     /// collected here as atoms over resolved columns, for `predicate_match`.
@@ -132,6 +138,44 @@ pub(crate) struct SelectShape {
     /// Arithmetic or comparison between amounts of different units.
     pub unit_clashes: Vec<String>,
 }
+
+/// Aggregate functions (lowercase) whose arguments are the measure a query computes.
+const AGGREGATES: &[&str] = &[
+    "sum",
+    "avg",
+    "mean",
+    "count",
+    "count_if",
+    "countif",
+    "min",
+    "max",
+    "median",
+    "mode",
+    "stddev",
+    "stddev_pop",
+    "stddev_samp",
+    "variance",
+    "var_pop",
+    "var_samp",
+    "percentile_cont",
+    "percentile_disc",
+    "approx_count_distinct",
+    "approx_distinct",
+    "approx_percentile_cont",
+    "approx_median",
+    "bool_and",
+    "bool_or",
+    "every",
+    "any_value",
+    "array_agg",
+    "string_agg",
+    "group_concat",
+    "listagg",
+    "sum_if",
+    "sumif",
+    "avg_if",
+    "total",
+];
 
 /// Date parts some dialects write as bare words (`DATEADD(day, 1, d)`).
 const DATE_PARTS: &[&str] = &[
@@ -179,6 +223,7 @@ impl<'a> Analyzer<'a> {
             catalog,
             ctes: Vec::new(),
             used: Lineage::new(),
+            logic: Lineage::new(),
             reasons: Vec::new(),
             filters: None,
             shapes: None,
@@ -227,6 +272,7 @@ impl<'a> Analyzer<'a> {
         self.reasons.dedup();
         Fields {
             fields: self.used,
+            logic: self.logic,
             reasons: self.reasons,
         }
     }
@@ -237,6 +283,13 @@ impl<'a> Analyzer<'a> {
 
     fn use_all(&mut self, l: &Lineage) {
         self.used.extend(l.iter().cloned());
+    }
+
+    /// An expression of the query's logic (a filter, a join condition, a grouping key).
+    fn logic_expr(&mut self, e: &Expr, scope: &Scope) -> Lineage {
+        let l = self.expr(e, scope);
+        self.logic.extend(l.iter().cloned());
+        l
     }
 
     /// Output columns of a query.
@@ -497,17 +550,24 @@ impl<'a> Analyzer<'a> {
             }
         }
         if let Some(w) = &s.prewhere {
-            self.expr(w, &scope);
+            self.logic_expr(w, &scope);
         }
         if let Some(w) = &s.selection {
-            self.expr(w, &scope);
+            self.logic_expr(w, &scope);
             self.filter(w, &scope);
         }
         match &s.group_by {
-            GroupByExpr::All(_) => {}
+            GroupByExpr::All(_) => {
+                // GROUP BY ALL groups by every output that is no aggregate: we cannot
+                // tell those apart here, so every output counts as logic.
+                for (_, l) in &scope.outputs {
+                    self.logic.extend(l.iter().cloned());
+                }
+            }
             GroupByExpr::Expressions(exprs, _) => {
                 for e in exprs {
-                    self.output_ref(e, &scope);
+                    let l = self.output_ref(e, &scope);
+                    self.logic.extend(l);
                 }
             }
         }
@@ -518,7 +578,7 @@ impl<'a> Analyzer<'a> {
             self.output_ref(&o.expr, &scope);
         }
         if let Some(h) = &s.having {
-            self.expr(h, &scope);
+            self.logic_expr(h, &scope);
             self.filter(h, &scope);
         }
         for w in &s.named_window {
@@ -529,7 +589,7 @@ impl<'a> Analyzer<'a> {
             }
         }
         if let Some(q) = &s.qualify {
-            self.expr(q, &scope);
+            self.logic_expr(q, &scope);
             self.filter(q, &scope);
         }
         if let Some(order) = order_by {
@@ -546,10 +606,22 @@ impl<'a> Analyzer<'a> {
         }
     }
 
-    /// A GROUP BY / ORDER BY item: a position, an output alias, or an expression.
-    fn output_ref(&mut self, e: &Expr, scope: &Scope) {
+    /// A GROUP BY / ORDER BY item: a position, an output alias, or an expression; returns
+    /// the fields it stands for.
+    fn output_ref(&mut self, e: &Expr, scope: &Scope) -> Lineage {
         match e {
-            Expr::Value(v) if matches!(v.value, Value::Number(_, _)) => {}
+            Expr::Value(v) if matches!(v.value, Value::Number(_, _)) => {
+                // A position: the columns were counted with the SELECT list.
+                let Value::Number(n, _) = &v.value else {
+                    unreachable!("matched above")
+                };
+                n.parse::<usize>()
+                    .ok()
+                    .and_then(|n| n.checked_sub(1))
+                    .and_then(|i| scope.outputs.get(i))
+                    .map(|(_, l)| l.clone())
+                    .unwrap_or_default()
+            }
             Expr::Identifier(id)
                 if scope
                     .outputs
@@ -557,10 +629,14 @@ impl<'a> Analyzer<'a> {
                     .any(|(n, _)| self.dialect.matches(id, n)) =>
             {
                 // The alias's columns were counted with the SELECT list.
+                scope
+                    .outputs
+                    .iter()
+                    .find(|(n, _)| self.dialect.matches(id, n))
+                    .map(|(_, l)| l.clone())
+                    .unwrap_or_default()
             }
-            _ => {
-                self.expr(e, scope);
-            }
+            _ => self.expr(e, scope),
         }
     }
 
@@ -589,7 +665,7 @@ impl<'a> Analyzer<'a> {
                     match_condition,
                     constraint,
                 } => {
-                    self.expr(match_condition, scope);
+                    self.logic_expr(match_condition, scope);
                     Some(constraint)
                 }
                 _ => None,
@@ -597,7 +673,7 @@ impl<'a> Analyzer<'a> {
             let right: Vec<Rel> = scope.rels[left.len()..].to_vec();
             match constraint {
                 Some(JoinConstraint::On(e)) => {
-                    self.expr(e, scope);
+                    self.logic_expr(e, scope);
                     self.filter(e, scope);
                 }
                 Some(JoinConstraint::Using(names)) => {
@@ -608,6 +684,7 @@ impl<'a> Analyzer<'a> {
                         let mut l = self.column_in(&left, &id, "USING");
                         l.extend(self.column_in(&right, &id, "USING"));
                         self.use_all(&l);
+                        self.logic.extend(l.iter().cloned());
                         scope.merged.push((self.dialect.key(&id), l));
                     }
                 }
@@ -621,6 +698,7 @@ impl<'a> Analyzer<'a> {
                                     let mut l = ll.clone();
                                     l.extend(rl.iter().cloned());
                                     self.use_all(&l);
+                                    self.logic.extend(l.iter().cloned());
                                     scope.merged.push((name.clone(), l));
                                 }
                             }
@@ -1202,6 +1280,18 @@ impl Visitor for ExprCollector<'_, '_, '_> {
                 }
             }
             Expr::Function(f) => {
+                let name = f.name.to_string().to_lowercase();
+                if AGGREGATES.contains(&name.as_str()) {
+                    // What an aggregate reads is the measure: the query's logic.
+                    let mut l = Lineage::new();
+                    if let FunctionArguments::List(list) = &f.args {
+                        l.extend(self.an.expr_list(list.args.iter(), self.scope));
+                    }
+                    if let Some(filter) = &f.filter {
+                        l.extend(self.an.expr(filter, self.scope));
+                    }
+                    self.an.logic.extend(l);
+                }
                 if self.an.shapes.is_some() {
                     let name = f.name.to_string().to_lowercase();
                     if ["sum", "avg", "count"].contains(&name.as_str())
