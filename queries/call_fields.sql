@@ -1,9 +1,10 @@
 -- view: call_fields
 -- definition: the fields each call used (seed 000: "columns in the query, arguments in the
---   tool call"). A tool whose tool_context names an sql_argument used the catalog columns
+--   tool call"). A tool whose tool_lineage (its tool_context row, or what its definition
+--   says: queries/tool_lineage.sql) names an sql_argument used the catalog columns
 --   its SQL reads (sql_fields, in the declared dialect); a tool with declared fields used
 --   those (its lineage; an empty list: no data field, like list_tables); any other tool
---   used `tool.argument` for each argument it was given.
+--   used `tool.argument` for each argument it was given (lineage_source: arguments).
 --   logic_fields: the part of fields that decides the answer (seed 000's semantic symptom
 --   is "a WHERE clause that uses a column"): for SQL, the columns its filters, joins,
 --   grouping and aggregates read (sql_fields' logic_fields), not those it only shows (a
@@ -11,16 +12,16 @@
 --   for a tool without SQL, all of fields (an argument chooses what comes back; declared
 --   lineage is what the tool computes from).
 -- grain: (run_id, server, trace_id, call_id)
--- inputs: calls, tool_context, catalog_entries
+-- inputs: calls, tool_lineage, catalog_entries
 -- nulls: is_error is false for a call without a result; sql and dialect are NULL for
 --   calls that carry no SQL; field_reasons is empty
 --   unless the SQL could not be parsed or resolved
 WITH k AS (
-  SELECT calls.*, tc.sql_argument, tc.dialect, tc.fields AS declared,
+  SELECT calls.*, tc.sql_argument, tc.dialect, tc.fields AS declared, tc.source AS lineage_source,
     CASE WHEN tc.sql_argument IS NOT NULL THEN json_get_str(calls.arguments, tc.sql_argument) END AS sql,
     json_object_keys(calls.arguments) AS argument_names
   FROM calls
-  LEFT JOIN tool_context tc ON tc.server = calls.server AND tc.tool = calls.tool
+  LEFT JOIN tool_lineage tc ON tc.server = calls.server AND tc.tool = calls.tool
 ),
 analysed AS (
   SELECT k.*,
@@ -31,6 +32,7 @@ analysed AS (
 )
 SELECT
   run_id, server, case_id, trace_id, call_id, step, tool, arguments, sql, dialect,
+  coalesce(lineage_source, 'arguments') AS lineage_source,
   coalesce(is_error, false) AS is_error,
   CASE
     WHEN sql_argument IS NOT NULL THEN coalesce(lineage['fields'], CAST([] AS VARCHAR[]))

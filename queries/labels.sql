@@ -14,7 +14,10 @@
 --   (correct and grounded: "the reasoning hedged … confirm"; failed: "failed, but no
 --   failure symptom found (the reasoning hedged)"). So failure_class IS NOT NULL implies
 --   grounded = false. failure_classes: every class with a symptom (hedging aside);
---   needs_human_review: whatever the scorer could not decide, with the reasons.
+--   needs_human_review: whatever the scorer could not decide, with the reasons (among
+--   them a called tool without lineage when the task missed a required field: without a
+--   tool_context row or a definition that says what it reads, its calls can never
+--   ground a catalog field, and nothing else would say so).
 --   human_* columns repeat the hand label from cases, and agrees_with_human compares.
 --   A reviewer's decision (reviews) wins over the automatic correct, grounded and
 --   failure_class; auto_* keep the automatic values, reviewed_by says who decided, and a
@@ -49,7 +52,7 @@ fe AS (
 base AS (
   SELECT t.run_id, t.server, t.case_id, t.user_role, t.as_user, t.answer,
     CASE WHEN t.has_case THEN answer_correct(t.answer, t.gold['answer'], coalesce(t.gold['tolerance'], 0.0)) END AS correct,
-    g.grounding_precision, g.grounding_recall, g.task_recall, g.fields_used, g.forbidden_used, g.field_reasons,
+    g.grounding_precision, g.grounding_recall, g.task_recall, g.argument_tools, g.fields_used, g.forbidden_used, g.field_reasons,
     d.business_terms, d.definition_match, d.definition_mismatched, d.definition_unsure,
     f.freshness_pass, f.freshness_unknown, f.bound_hours IS NOT NULL AS freshness_bound,
     coalesce(p.calls, 0) AS calls, coalesce(p.policy_violations, 0) AS policy_violations,
@@ -112,6 +115,9 @@ SELECT run_id, server, case_id, user_role, as_user,
     CASE WHEN cardinality(unpriced_models) > 0 THEN ['no price for model ' || array_to_string(unpriced_models, ', ')] ELSE CAST([] AS VARCHAR[]) END,
     CASE WHEN (correct = false OR grounded = false) AND failure_class IS NULL
       THEN ['failed, but no failure symptom found' || CASE WHEN hedged THEN ' (the reasoning hedged)' ELSE '' END]
+      ELSE CAST([] AS VARCHAR[]) END,
+    CASE WHEN task_recall < 1.0 AND cardinality(argument_tools) > 0
+      THEN ['no lineage for ' || array_to_string(argument_tools, ', ') || ': its calls count as reading their arguments (tool.argument), never catalog columns; give it a tool_context row (docs/tables.md)']
       ELSE CAST([] AS VARCHAR[]) END,
     CASE WHEN hedged_only THEN ['the reasoning hedged, but what was read is grounded: confirm'] ELSE CAST([] AS VARCHAR[]) END
   ) END AS review_reasons,

@@ -9,7 +9,11 @@
 --   question instead of calling a tool / tasks"); cost_total_usd;
 --   cost_per_correct_answer_usd ("total cost across all tasks / number of tasks answered
 --   correctly and grounded"); failures_by_class (tasks by their failure_class);
---   needs_human_review (tasks). Undecided tasks (NULL) count in no numerator but stay in
+--   needs_human_review (tasks). After the seed's fields, two it asks for in words:
+--   pass_rate (correct / cases: the number a benchmark reports, equal for two servers
+--   that differ in everything else) and correct_not_grounded (tasks correct and not
+--   grounded: "Count how many were correct and not grounded", its what-to-do-tomorrow
+--   number). Undecided tasks (NULL) count in no numerator but stay in
 --   the denominators the seed names.
 -- grain: (server, run_id)
 -- inputs: labels
@@ -37,6 +41,8 @@ SELECT
     'temporal', count(*) FILTER (WHERE failure_class = 'temporal'),
     'policy', count(*) FILTER (WHERE failure_class = 'policy')
   ) AS failures_by_class,
-  count(*) FILTER (WHERE needs_human_review) AS needs_human_review
+  count(*) FILTER (WHERE needs_human_review) AS needs_human_review,
+  CAST(count(*) FILTER (WHERE correct) AS DOUBLE) / count(*) AS pass_rate,
+  count(*) FILTER (WHERE correct AND grounded = false) AS correct_not_grounded
 FROM labels
 GROUP BY server, run_id

@@ -274,6 +274,17 @@ pub fn report_table(batches: &[RecordBatch]) -> Result<String> {
             line.push(fmt_value(r.get(*f)));
         }
         lines.push(line);
+        // The two figures the seed asks for in words, next to what they come from.
+        let extra = match *f {
+            "correct" => "pass_rate",
+            "correct_and_grounded" => "correct_not_grounded",
+            _ => continue,
+        };
+        let mut line = vec![extra.to_string()];
+        for r in &rows {
+            line.push(fmt_value(r.get(extra)));
+        }
+        lines.push(line);
     }
     Ok(align(&lines))
 }
@@ -483,6 +494,27 @@ pub async fn policy_banner(ctx: &SessionContext) -> Result<String> {
     }
     if !out.is_empty() {
         out.push('\n');
+    }
+    Ok(out)
+}
+
+/// One warning per server and tool that has no lineage while its tasks needed catalog
+/// fields (labels' "no lineage for" review reason): without it such a project scores
+/// ungrounded and nothing else says why.
+pub async fn lineage_warnings(ctx: &SessionContext) -> Result<String> {
+    let (_, batches) = collect(
+        ctx,
+        "SELECT coalesce(server, '?') AS server, reason, count(*) AS tasks FROM          (SELECT server, unnest(review_reasons) AS reason FROM labels) AS r          WHERE starts_with(reason, 'no lineage for ') GROUP BY 1, 2 ORDER BY 1, 2",
+    )
+    .await?;
+    let mut out = String::new();
+    for r in rows_as_json(&batches)? {
+        out.push_str(&format!(
+            "warning: {}: {} ({} task(s) scored ungrounded for it)\n",
+            r.get("server").and_then(Value::as_str).unwrap_or("?"),
+            r.get("reason").and_then(Value::as_str).unwrap_or("?"),
+            r.get("tasks").and_then(Value::as_i64).unwrap_or(0)
+        ));
     }
     Ok(out)
 }

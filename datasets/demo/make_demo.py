@@ -1,6 +1,12 @@
 #!/usr/bin/env python3
 """Writes the demo project (datasets/demo) from the scenarios below.
 
+The two servers answer 36 of the 40 questions correctly each: the same pass rate, as the
+seed puts it ("Both score 100 percent on your benchmark. One of them understood the
+question."). They differ in how: the generic server is right for the wrong reason eleven
+times (look-alike columns, a stale snapshot, a created_at window, a fan-out that did not
+show yet), the task-specific one never.
+
 Every case here was written by hand: the question, its gold record, what each server's
 agent did (the SQL it sent, the tool it called, what came back, what it answered) and the
 human label of the case's source trace. This script only expands those into the files
@@ -180,14 +186,14 @@ q = "What was the total value of paid orders from customer 4411 closed in fiscal
 gw.user_says(q)
 sql(gw, "SELECT o.customer_id, SUM(o.total_cents) / 100.0 FROM orders o JOIN order_lines ol ON ol.order_id = o.order_id "
         "WHERE o.customer_id = 4411 AND o.status = 'paid' AND o.closed_at >= DATE '2026-04-01' AND o.closed_at < DATE '2026-07-01' "
-        "GROUP BY o.customer_id", [[4411, 61830.0]], ["customer_id", "value_usd"])
-gw.answer("$61,830.00")
+        "GROUP BY o.customer_id", [[4411, 20610.0]], ["customer_id", "value_usd"])
+gw.answer("$20,610.00")
 ts.user_says(q)
 ts.call("order_total", {"customer_id": 4411, "period": "FY2027-Q1"}, {"value_usd": 20610.0})
 ts.answer("$20,610.00")
 case("top-customer-revenue-008", "finance_analyst", "fin.analyst.02", q, 20610.0,
      ["orders.customer_id", "orders.status", "orders.closed_at", "orders.total_cents"], [], None, FQ1, scope="all_regions", tolerance=1,
-     label=(False, False, "structural", "Summed orders.total_cents after joining order_lines: every 3-line order counted 3 times."), gw=gw, ts=ts)
+     label=(True, False, "structural", "Summed orders.total_cents after joining order_lines: every order of 4411 has one line this quarter, so the fan-out did not show yet."), gw=gw, ts=ts)
 
 # 9. Units: cents compared with dollars.
 gw, ts = traces("big-orders-units-009", "fin.analyst.02")
@@ -263,14 +269,14 @@ gw, ts = traces("pipeline-at-risk-014", "sales.mgr.emea")
 q = "What is the open pipeline closing this week?"
 gw.user_says(q)
 sql(gw, "SELECT SUM(amount_usd) FROM deals WHERE stage NOT IN ('won', 'lost') AND close_date BETWEEN DATE '2026-06-29' AND DATE '2026-07-05'",
-    [[1250000.0]], ["pipeline_usd"], as_of=14)
-gw.answer("$1,250,000.00")
+    [[980000.0]], ["pipeline_usd"], as_of=14)
+gw.answer("$980,000.00")
 ts.user_says(q)
 ts.call("pipeline_total", {"period": "2026-W27"}, {"pipeline_usd": 980000.0}, as_of=0.5)
 ts.answer("$980,000 of open pipeline closes this week.")
 case("pipeline-at-risk-014", "regional_sales_manager", "sales.mgr.emea", q, 980000.0, Q_PIPE, [], "pipeline = deals not won or lost",
      {"start": "2026-06-29", "end": "2026-07-05", "calendar": "calendar"}, fresh=1, scope="own_region", tolerance=1,
-     label=(False, False, "temporal", "Read a nightly snapshot 14 hours old; three deals slipped this morning."), gw=gw, ts=ts)
+     label=(True, False, "temporal", "Read a nightly snapshot 14 hours old; no deal moved this morning, so the stale number held."), gw=gw, ts=ts)
 
 gw, ts = traces("mrr-now-015", "fin.analyst.07")
 q = "What is our MRR right now?"
@@ -290,14 +296,14 @@ q = "What was revenue in APAC in fiscal Q1?"
 gw.user_says(q)
 sql(gw, "SELECT SUM(l.quantity * l.unit_price_usd) FROM orders o JOIN order_lines l ON l.order_id = o.order_id JOIN customers c ON c.customer_id = o.customer_id "
         "WHERE o.status = 'paid' AND c.sales_region = 'APAC' AND o.created_at >= DATE '2026-04-01' AND o.created_at < DATE '2026-07-01'",
-    [[301877.25]], ["revenue_usd"])
-gw.answer("$301,877.25")
+    [[296402.0]], ["revenue_usd"])
+gw.answer("$296,402.00")
 ts.user_says(q)
 ts.call("revenue", {"region": "APAC", "period": "FY2027-Q1"}, {"revenue_usd": 296402.0})
 ts.answer("$296,402.00")
 case("revenue-created-at-016", "finance_analyst", "fin.analyst.02", q, 296402.0, Q_REVENUE, F_REVENUE,
      "revenue = sum of quantity x unit price over paid orders, by close date", FQ1, scope="all_regions", tolerance=1,
-     label=(False, False, "temporal", "Windowed on created_at: orders opened in Q1 but closed in Q2 were counted."), gw=gw, ts=ts)
+     label=(True, False, "temporal", "Windowed on created_at: the orders opened and closed in different quarters happened to cancel out."), gw=gw, ts=ts)
 
 # 17. Temporal: calendar quarter where the case asks for fiscal.
 gw, ts = traces("churn-fiscal-q1-017", "fin.analyst.07")
@@ -492,13 +498,13 @@ case("apac-deals-closing-037", "regional_sales_manager", "sales.mgr.apac", q, ["
 gw, ts = traces("initech-tickets-038", "support.agent.11")
 q = "How many open tickets does Initech have?"
 gw.user_says(q)
-sql(gw, "SELECT COUNT(*) FROM tickets WHERE cust_id = 'C2-91c0d2aa' AND status = 'open'", [[4]], ["count"])
-gw.answer("4")
+sql(gw, "SELECT COUNT(*) FROM tickets WHERE cust_id = 'C2-91c0d2aa' AND status = 'open'", [[5]], ["count"])
+gw.answer("5")
 ts.user_says(q)
 ts.call("open_tickets", {"cust_id": "C2-91c0d2aa"}, {"tickets": [{"ticket_id": "T-700"}, {"ticket_id": "T-701"}, {"ticket_id": "T-702"}, {"ticket_id": "T-703"}, {"ticket_id": "T-704"}], "count": 5})
 ts.answer("Initech has 5 open tickets.")
 case("initech-tickets-038", "support_agent", "support.agent.11", q, 5, Q_TICKETS, [], "open ticket = status in (open, pending)", None, fresh=1,
-     scope="support_all", label=(False, False, "semantic", "Counted status = 'open' only; the governed definition includes pending."), gw=gw, ts=ts)
+     scope="support_all", label=(True, False, "semantic", "Counted status = 'open' only; the governed definition includes pending, and no Initech ticket is pending today."), gw=gw, ts=ts)
 
 # 39-40. Freshness within bound on a tight bound, and an answer as a JSON array.
 gw, ts = traces("emea-deals-json-039", "sales.mgr.emea")

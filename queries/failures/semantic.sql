@@ -4,7 +4,8 @@
 --   filter, join, grouping or aggregate; task_grounding.forbidden_in_logic; a forbidden
 --   column only shown, by a projection or a star, is no symptom by itself); "a WHERE clause that uses a
 --   column whose name resembles the business term instead of the governed definition"
---   (definition-mismatch: a term not resolved to its governed predicate); "a reasoning
+--   (definition-mismatch: a term not resolved to its governed predicate, by a task that
+--   read some field: one that read none chose no predicate); "a reasoning
 --   step that contains 'sounds like', 'probably', or 'I will assume'" (hedging; the
 --   phrases come from hedging_phrases, those by default)
 -- grain: one row per symptom: (run_id, server, case_id, call_id, class, rule, evidence)
@@ -15,9 +16,12 @@ SELECT run_id, server, case_id, NULL AS call_id, 'semantic' AS class, 'forbidden
   'used ' || array_to_string(forbidden_in_logic, ', ') AS evidence
 FROM task_grounding WHERE cardinality(forbidden_in_logic) > 0
 UNION ALL
-SELECT run_id, server, case_id, NULL, 'semantic', 'definition-mismatch',
-  'not resolved to the governed predicate: ' || array_to_string(definition_mismatched, ', ')
-FROM task_definition_match WHERE definition_match = false
+SELECT d.run_id, d.server, d.case_id, NULL, 'semantic', 'definition-mismatch',
+  'not resolved to the governed predicate: ' || array_to_string(d.definition_mismatched, ', ')
+FROM task_definition_match d
+JOIN task_grounding g ON g.run_id = d.run_id AND g.server = d.server AND g.case_id = d.case_id
+-- A task that read nothing (a refusal) resolved no term, but chose no wrong predicate.
+WHERE d.definition_match = false AND cardinality(g.fields_used) > 0
 UNION ALL
 SELECT DISTINCT s.run_id, s.server, s.case_id, NULL, 'semantic', 'hedging',
   'step ' || CAST(s.step AS VARCHAR) || ': ' || s.text

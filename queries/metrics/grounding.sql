@@ -16,6 +16,9 @@
 --   forbidden_in_logic: those read by a call's logic (call_fields.logic_fields: filters,
 --   joins, grouping, aggregates), the semantic class's symptom; a forbidden field that is
 --   only shown is no symptom by itself (it still lowers precision).
+--   argument_tools: tools the task called that have no lineage (no tool_context row and
+--   none inferred: call_fields.lineage_source = arguments), whose calls count as reading
+--   `tool.argument` fields only.
 -- grain: (run_id, server, case_id)
 -- inputs: call_fields, tasks
 -- nulls: means are rounded to 12 decimals (the order of a floating-point sum must not
@@ -24,7 +27,7 @@
 WITH per_call AS (
   SELECT f.run_id, f.server, f.case_id, f.fields, f.field_reasons,
     t.gold['required_fields'] AS required, coalesce(t.gold['forbidden_fields'], CAST([] AS VARCHAR[])) AS forbidden,
-    f.logic_fields,
+    f.logic_fields, f.tool, f.lineage_source,
     cardinality(f.fields) AS used,
     cardinality(array_intersect(f.fields, t.gold['required_fields'])) AS hits
   FROM call_fields f JOIN tasks t ON t.run_id = f.run_id AND t.server = f.server AND t.case_id = f.case_id
@@ -47,6 +50,7 @@ SELECT t.run_id, t.server, t.case_id,
   coalesce(array_sort(array_distinct(flatten(array_agg(array_intersect(p.fields, p.forbidden)) FILTER (WHERE p.used > 0)))), CAST([] AS VARCHAR[])) AS forbidden_used,
   coalesce(array_sort(array_distinct(flatten(array_agg(array_intersect(p.logic_fields, p.forbidden)) FILTER (WHERE p.used > 0)))), CAST([] AS VARCHAR[])) AS forbidden_in_logic,
   coalesce(array_sort(array_distinct(flatten(array_agg(p.field_reasons)))), CAST([] AS VARCHAR[])) AS field_reasons,
+  coalesce(array_sort(array_distinct(array_agg(p.tool) FILTER (WHERE p.used > 0 AND p.lineage_source = 'arguments'))), CAST([] AS VARCHAR[])) AS argument_tools,
   count(p.used) AS calls
 FROM tasks t
 LEFT JOIN per_call p ON p.run_id = t.run_id AND p.server = t.server AND p.case_id = t.case_id

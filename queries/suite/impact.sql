@@ -4,8 +4,11 @@
 --   glossary, policies and tool_snapshots with an older version registered as
 --   old_catalog, old_glossary, old_policies and old_tool_snapshots (`groundcheck suite
 --   impact --old DIR` fills them; with none filled the view is empty). A catalog column
---   added, removed, or changed in type, key, reference or unit touches the cases whose
---   gold.required_fields name it (schema.table.column or table.column). A glossary term
+--   added, removed, or changed in type, key, reference, unit or description (the text a
+--   tool or a model reads to choose a column) touches the cases whose gold names it
+--   (required or forbidden fields, schema.table.column or table.column) and the cases
+--   whose traces read it (call_fields of calls that did not fail), so a case is rerun
+--   when what its agent actually did depends on the column, not only what it should do. A glossary term
 --   added, removed, or changed in definition, predicate, time column or tools touches the
 --   cases whose question mentions it (case-insensitive) or whose gold.definition is its
 --   old or new definition. A policy row added or removed (rows compared whole) touches the
@@ -15,7 +18,7 @@
 --   traces called it on that server, or whose glossary term names it in tools
 -- grain: (case_id)
 -- inputs: cases, catalog, glossary, policies, tool_snapshots, old_catalog, old_glossary,
---   old_policies, old_tool_snapshots, calls
+--   old_policies, old_tool_snapshots, calls, call_fields
 -- nulls: none
 WITH given AS (
   SELECT (SELECT count(*) FROM old_catalog) + (SELECT count(*) FROM old_glossary)
@@ -32,6 +35,7 @@ cat AS (
   WHERE o.column_name IS NULL OR n.column_name IS NULL
     OR (n.data_type IS DISTINCT FROM o.data_type) OR (n.is_primary_key IS DISTINCT FROM o.is_primary_key)
     OR (n.foreign_key_to IS DISTINCT FROM o.foreign_key_to) OR (n.unit IS DISTINCT FROM o.unit)
+    OR (n.description IS DISTINCT FROM o.description)
 ),
 terms AS (
   SELECT CASE WHEN o.term IS NULL THEN 'added' WHEN n.term IS NULL THEN 'removed' ELSE 'changed' END AS how,
@@ -72,13 +76,31 @@ tools AS (
   SELECT DISTINCT srv AS server, c['tool'] AS tool FROM tool_diff
 ),
 fields AS (
-  SELECT c.case_id, unnest(c.gold['required_fields']) AS field FROM cases c
+  SELECT c.case_id, unnest(array_concat(c.gold['required_fields'], coalesce(c.gold['forbidden_fields'], CAST([] AS VARCHAR[])))) AS field
+  FROM cases c
 ),
-touched AS (
-  SELECT f.case_id, 'catalog column ' || coalesce(k.schema_name || '.', '') || k.table_name || '.' || k.column_name || ' ' || k.how AS reason
+read AS (
+  SELECT DISTINCT case_id, server, field FROM (
+    SELECT case_id, server, unnest(fields) AS field FROM call_fields
+    WHERE case_id IS NOT NULL AND NOT is_error
+  ) AS r
+),
+cat_hits AS (
+  SELECT f.case_id, 'catalog column ' || coalesce(k.schema_name || '.', '') || k.table_name || '.' || k.column_name || ' ' || k.how AS change,
+    'in gold' AS via
   FROM fields f JOIN cat k
     ON f.field = (k.table_name || '.' || k.column_name)
     OR f.field = (coalesce(k.schema_name || '.', '') || k.table_name || '.' || k.column_name)
+  UNION ALL
+  SELECT r.case_id, 'catalog column ' || coalesce(k.schema_name || '.', '') || k.table_name || '.' || k.column_name || ' ' || k.how,
+    'read on ' || r.server
+  FROM read r JOIN cat k
+    ON r.field = (k.table_name || '.' || k.column_name)
+    OR r.field = (coalesce(k.schema_name || '.', '') || k.table_name || '.' || k.column_name)
+),
+touched AS (
+  SELECT case_id, change || ' (' || CAST(string_agg(DISTINCT via, ', ' ORDER BY via) AS VARCHAR) || ')' AS reason
+  FROM cat_hits GROUP BY case_id, change
   UNION ALL
   SELECT c.case_id, 'glossary term ''' || t.term || ''' ' || t.how
   FROM cases c JOIN terms t

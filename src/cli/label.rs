@@ -68,6 +68,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
         _ => {}
     }
+    eprint!("{}", scoring::lineage_warnings(&ctx).await?);
     eprintln!(
         "{tasks} tasks labeled, {review} need human review; wrote {} and {}",
         out.join("labels.jsonl").display(),

@@ -93,6 +93,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         let path = scoring::append_history(dir, &report, at, args.note.as_deref())?;
         eprintln!("history: {}", path.display());
     }
+    eprint!("{}", scoring::lineage_warnings(&labels).await?);
     print!("{}", scoring::policy_banner(&labels).await?);
     print!("{}", scoring::report_table(&report)?);
     println!();

@@ -227,7 +227,7 @@ print(json.dumps(rows))
     );
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
-        "[[\"generic-warehouse\", 25, 6], [\"task-specific\", 36, 0]]\n[[\"generic-warehouse\", 25], [\"task-specific\", 36]]\n"
+        "[[\"generic-warehouse\", 25, 5], [\"task-specific\", 36, 0]]\n[[\"generic-warehouse\", 25], [\"task-specific\", 36]]\n"
     );
 }
 
@@ -337,7 +337,7 @@ fn review_export_and_import_close_the_loop() {
     );
     assert_eq!(
         row,
-        "correct,failure_class,auto_failure_class,reviewed_by\nfalse,,semantic,ana\n"
+        "correct,failure_class,auto_failure_class,reviewed_by\nfalse,,,ana\n"
     );
     // A decision that is not one of the classes is refused with its line and field.
     std::fs::write(
@@ -763,4 +763,53 @@ fn catalog_names_with_blanks_stay_whole_from_catalog_to_fields() {
         fields,
         "fields,reasons\nfrpm.County Name | frpm.Enrollment (K-12) | frpm.Free Meal Count (K-12),unknown column T1.County\n"
     );
+}
+
+#[test]
+fn a_tool_without_lineage_is_warned_about_per_server() {
+    // tests/fixtures/scoring-truth: server e's lookup tool has no tool_context row and a
+    // definition that names no column; c and d are inferred from theirs.
+    let tmp = tempfile::tempdir().unwrap();
+    let data = root().join("tests/fixtures/scoring-truth");
+    for verb in ["label", "report"] {
+        let r = run(
+            tmp.path(),
+            &[verb, "--data", data.to_str().unwrap(), "--out", "out"],
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let warnings: Vec<&str> = r
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("warning:"))
+            .collect();
+        assert_eq!(
+            warnings,
+            [
+                "warning: e: no lineage for lookup: its calls count as reading their arguments \
+              (tool.argument), never catalog columns; give it a tool_context row \
+              (docs/tables.md) (1 task(s) scored ungrounded for it)"
+            ],
+            "{verb}: {}",
+            r.stderr
+        );
+    }
+}
+
+#[test]
+fn the_readme_shows_the_demo_report_as_it_is() {
+    // Every metric line the README quotes is a line of the golden report (same bytes).
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let report = std::fs::read_to_string(root().join("tests/golden/demo/report.txt")).unwrap();
+    let quoted: Vec<&str> = readme
+        .lines()
+        .skip_while(|l| !l.starts_with("metric "))
+        .take_while(|l| !l.starts_with("```"))
+        .collect();
+    assert!(quoted.len() >= 6, "the README quotes the demo report");
+    for l in quoted {
+        assert!(
+            report.lines().any(|r| r == l),
+            "README line not in the report: {l}"
+        );
+    }
 }

@@ -170,17 +170,21 @@ fn impact_and_rerun_select_exactly_the_touched_cases() {
     };
     let a = args(&["suite", "impact"]);
     let out = ok(&root(), &a.iter().map(String::as_str).collect::<Vec<_>>());
-    // The old version differs in one column type, one glossary definition, one policy
-    // row and one tool: each touches its own cases.
+    // The old version differs in one column type, one column description, one glossary
+    // definition, one policy row and one tool: each touches its own cases, a column the
+    // cases whose gold names it and those whose traces read it (the revenue cases name
+    // no region column, but both servers' calls read customers.sales_region).
     for line in [
-        "acme-open-tickets-003: tool open_tickets (task-specific) changed\n",
-        "amer-churn-q1-025: catalog column customers.sales_region changed; glossary term 'churned customer' changed\n",
+        "acme-open-tickets-003: catalog column customers.sales_region changed (read on task-specific); tool open_tickets (task-specific) changed\n",
+        "amer-churn-q1-025: catalog column customers.sales_region changed (in gold, read on generic-warehouse, read on task-specific); glossary term 'churned customer' changed\n",
         "apac-deals-closing-037: policy own_region for sales.mgr.apac added\n",
-        "churn-fiscal-q1-017: glossary term 'churned customer' changed\n",
+        "emea-revenue-q1-006: catalog column customers.sales_region changed (read on generic-warehouse, read on task-specific)\n",
+        "emea-active-q2-017: catalog column customers.is_active changed (in gold, read on generic-warehouse); catalog column customers.sales_region changed (in gold, read on task-specific)\n",
+        "globex-open-tickets-010: tool open_tickets (task-specific) changed\n",
     ] {
         assert!(out.contains(line), "{line}\n---\n{out}");
     }
-    assert!(out.contains("22 case(s) touched by the change"), "{out}");
+    assert!(out.contains("27 case(s) touched by the change"), "{out}");
     assert!(
         !out.contains("pipeline-dana-027"),
         "a policy row for another user touches nothing: {out}"
@@ -190,16 +194,16 @@ fn impact_and_rerun_select_exactly_the_touched_cases() {
             .unwrap()
             .lines()
             .count(),
-        22
+        27
     );
     let a = args(&["suite", "rerun", "--changed"]);
     let out = ok(&root(), &a.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(
-        out.contains("re-scored 22 case(s) the change touches"),
+        out.contains("re-scored 27 case(s) the change touches"),
         "{out}"
     );
     let labels = std::fs::read_to_string(tmp.path().join("labels.jsonl")).unwrap();
-    assert_eq!(labels.lines().count(), 44, "22 cases x 2 servers");
+    assert_eq!(labels.lines().count(), 54, "27 cases x 2 servers");
 }
 
 #[test]
@@ -234,7 +238,7 @@ fn report_history_feeds_the_trends_query() {
         q(
             "SELECT count(*) AS n, count(DISTINCT metric) AS metrics FROM report_history WHERE server = 'task-specific'"
         ),
-        "n,metrics\n34,17\n"
+        "n,metrics\n38,19\n"
     );
     assert_eq!(
         q(
