@@ -23,7 +23,8 @@
 --   failure_class; auto_* keep the automatic values, reviewed_by says who decided, and a
 --   reviewed task no longer needs review.
 -- grain: (run_id, server, case_id)
--- inputs: tasks, task_grounding, task_definition_match, task_freshness, call_policy, task_cost, failure_evidence, reviews
+-- inputs: tasks, task_grounding, task_definition_match, task_freshness, call_policy, task_cost,
+--   trace_clarifications, failure_evidence, reviews
 -- nulls: correct is NULL when the answer cannot be read (or there is none); grounded is
 --   NULL when the grounding cannot be decided; a task whose case_id is not in cases (no
 --   gold record, or its line was refused) is left unlabeled: correct, grounded and
@@ -57,7 +58,7 @@ base AS (
     f.freshness_pass, f.freshness_unknown, f.bound_hours IS NOT NULL AS freshness_bound,
     coalesce(p.calls, 0) AS calls, coalesce(p.policy_violations, 0) AS policy_violations,
     coalesce(p.no_policy, false) AS no_policy, coalesce(p.policy_unsure, CAST([] AS VARCHAR[])) AS policy_unsure,
-    c.clarification_turns, c.cost_usd, c.cost_source, c.unpriced_models,
+    coalesce(q.clarification_turns, 0) AS clarification_turns, c.cost_usd, c.cost_source, c.unpriced_models,
     coalesce(fe.symptom_classes, CAST([] AS VARCHAR[])) AS failure_classes,
     coalesce(fe.hedged, false) AS hedged,
     coalesce(fe.evidence, CAST([] AS VARCHAR[])) AS failure_evidence,
@@ -71,6 +72,9 @@ base AS (
   JOIN task_freshness f ON f.run_id = t.run_id AND f.server = t.server AND f.case_id = t.case_id
   LEFT JOIN pol p ON p.run_id = t.run_id AND p.server = t.server AND p.case_id = t.case_id
   LEFT JOIN task_cost c ON c.run_id = t.run_id AND c.server = t.server AND c.case_id = t.case_id
+  LEFT JOIN (SELECT run_id, server, case_id, sum(clarification_turns) AS clarification_turns
+    FROM trace_clarifications WHERE case_id IS NOT NULL GROUP BY run_id, server, case_id) q
+    ON q.run_id = t.run_id AND q.server = t.server AND q.case_id = t.case_id
   LEFT JOIN fe ON fe.run_id = t.run_id AND fe.server = t.server AND fe.case_id = t.case_id
 ),
 grounding AS (

@@ -35,6 +35,7 @@ pub const FILES: &[(&str, &str)] = query_files![
     "failures/structural.sql",
     "failures/temporal.sql",
     "labels.sql",
+    "metrics/clarification.sql",
     "metrics/cost.sql",
     "metrics/definition_match.sql",
     "metrics/freshness.sql",

@@ -4,13 +4,8 @@
 --   step: the USD the client reported, else its tokens at the model's per-million rates
 --   from pricing; plus, per tool_call, the tool's per-call price (the server's own price,
 --   else the tool's price on any server). Retries and clarification turns are steps, so
---   they are counted as such.
---   Where the trace carries no usage at all (no reported USD, no priced tokens, no priced
---   tool: a harness or an importer that kept none), the seed's harness takes "the cost
---   block from the client's usage report": the case's cost.usd, on the case's source
---   trace only (the block describes that trace). cost_source says which was used:
---   reported (client-reported USD on every costed step), priced (tokens at pricing's
---   rates and tool prices), reported+priced, case (the case's cost block) or none.
+--   they are counted as such (the count of clarification turns is
+--   queries/metrics/clarification.sql).
 -- grain: (run_id, server, case_id)
 -- inputs: steps, pricing, tasks
 -- nulls: cost_usd (rounded to 1e-10 USD, so that the order floating-point sums run in
@@ -38,7 +33,6 @@ per_task AS (
     bool_or((usd IS NULL AND token_usd IS NOT NULL AND tokens > 0) OR tool_usd > 0) AS priced,
     sum(tokens) AS tokens,
     count(*) FILTER (WHERE kind = 'tool_call') AS tool_calls,
-    count(*) FILTER (WHERE kind = 'clarification') AS clarification_turns,
     coalesce(array_sort(array_distinct(array_agg(model) FILTER (WHERE token_usd IS NULL AND tokens > 0))), CAST([] AS VARCHAR[])) AS unpriced_models
   FROM priced
   GROUP BY run_id, server, case_id
@@ -56,6 +50,6 @@ SELECT p.run_id, p.server, p.case_id,
     WHEN t.is_source_trace AND t.recorded_cost['usd'] IS NOT NULL THEN 'case'
     ELSE 'none'
   END AS cost_source,
-  p.tokens, p.tool_calls, p.clarification_turns, p.unpriced_models
+  p.tokens, p.tool_calls, p.unpriced_models
 FROM per_task p
 LEFT JOIN tasks t ON t.run_id = p.run_id AND t.server = p.server AND t.case_id = p.case_id
