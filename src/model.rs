@@ -634,7 +634,10 @@ pub static TOOL_CONTEXT: LazyLock<TableSpec> = LazyLock::new(|| {
         "context/tool_context",
         "What each tool of a server reads, as its owner declares it: which argument carries SQL \
          (and in which dialect), or which catalog fields the tool reads. Scoring uses it to \
-         know the fields a call used.",
+         know the fields a call used. Not in seed 000's schema; a tool without a row is read \
+         from its latest snapshot (an argument described as SQL, or the table.column names \
+         its description gives: queries/tool_lineage.sql), and a tool with neither is \
+         warned about, as its calls can ground no catalog field.",
         vec![
             col("server", Ty::Str, REQ, "Server the tool is on."),
             col("tool", Ty::Str, REQ, "Tool name."),
