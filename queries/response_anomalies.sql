@@ -6,10 +6,13 @@
 --   size against the tool's previous 10 results; needs at least 5 of them and a spread
 --   above zero), suddenly_empty (0 rows where the previous results averaged more). A call
 --   is listed when a guard fires: shape changed, |z| >= 3, or suddenly empty. Error
---   results are left out (their shape is the error's). The window (10) and threshold (3)
---   are fixed here: copy the file to change them
+--   results are left out (their shape is the error's). The window (10 calls) is fixed
+--   here; the threshold is anomaly_settings.z (`groundcheck anomalies --z`, default 3).
+--   suddenly_empty says when an outage began, not how long it lasted: after 10 empty
+--   calls the window holds only empties. For outages over time, tool_health
+--   (queries/tool_health.sql) keeps its baseline out of the outage
 -- grain: (run_id, server, trace_id, call_id)
--- inputs: calls
+-- inputs: calls, anomaly_settings
 -- nulls: shape is NULL for an empty result, prev_shape before a tool's first non-empty one; rows_z and bytes_z are NULL with
 --   fewer than 5 earlier results or no spread
 WITH r AS (
@@ -47,4 +50,6 @@ z AS (
 SELECT run_id, server, tool, trace_id, call_id, ts, shape, prev_shape, rows, bytes,
   shape_changed, rows_z, bytes_z, suddenly_empty
 FROM z
-WHERE shape_changed OR suddenly_empty OR abs(rows_z) >= 3 OR abs(bytes_z) >= 3
+WHERE shape_changed OR suddenly_empty
+  OR abs(rows_z) >= (SELECT coalesce(max(z), 3.0) FROM anomaly_settings)
+  OR abs(bytes_z) >= (SELECT coalesce(max(z), 3.0) FROM anomaly_settings)

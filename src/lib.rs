@@ -5,6 +5,7 @@
 //! (`output`). Metrics live in `queries/*.sql`; functions they call live in the
 //! `groundcheck-udfs` crate.
 
+pub mod anomaly_settings;
 pub mod canary;
 pub mod child_env;
 pub mod chunks;

@@ -49,6 +49,7 @@ pub const FILES: &[(&str, &str)] = query_files![
     "suite/impact.sql",
     "task_terms.sql",
     "tasks.sql",
+    "tool_health.sql",
     "tool_lineage.sql",
     "trace_outcomes.sql",
     "trends.sql",

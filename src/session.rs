@@ -204,6 +204,7 @@ impl Session {
         }
         crate::oracle::register(&session.ctx, opts.cluster.is_some())?;
         crate::drift_rules::register(&session.ctx)?;
+        crate::anomaly_settings::register(&session.ctx)?;
         // An older version of the context, filled by `groundcheck suite impact --old`.
         for spec in OLD_TABLES.iter() {
             session.ctx.register_table(

@@ -3,6 +3,7 @@
 //! Exit codes: 0 ok, 1 a finding the user asked to fail on, 2 an error. A closed pipe
 //! (`| head`) is not an error.
 
+mod anomalies;
 mod canary;
 mod cluster;
 mod collect;
@@ -42,6 +43,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    Anomalies(anomalies::Args),
     Canary(canary::Args),
     Collect(collect::Args),
     Drift(drift::Args),
@@ -111,6 +113,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Import(a) => stage(&mut a.out)?,
         Command::Snapshot(a) => stage(&mut a.out)?,
         Command::Gen(a) => stage(&mut a.out)?,
+        Command::Anomalies(a) => common::local_out(&a.output.out, "anomalies").map(|_| None)?,
         Command::Canary(a) => common::local_out(&a.out, "canary").map(|_| None)?,
         Command::Collect(a) => common::local_out(&a.out, "collect").map(|_| None)?,
         Command::Gateway(a) => common::local_out(&a.out, "gateway").map(|_| None)?,
@@ -118,6 +121,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     let code = match command {
+        Command::Anomalies(a) => anomalies::run(a).await,
         Command::Canary(a) => canary::run(a).await,
         Command::Collect(a) => collect::run(a).await,
         Command::Drift(a) => drift::run(a).await,

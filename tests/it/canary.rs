@@ -214,3 +214,88 @@ fn every_survives_an_unreachable_server_and_alerts() {
     );
     assert_eq!(ok_then.code, 0, "{}", ok_then.stderr);
 }
+
+#[test]
+fn anomalies_flag_a_whole_outage_and_alert_once() {
+    // tests/fixtures/anomaly-windows: a three-hour error burst and a day-long outage of
+    // empty results in a week of one tool's calls (its make.py).
+    let tmp = tempfile::tempdir().unwrap();
+    let data = root().join("tests/fixtures/anomaly-windows");
+    let alert = tmp.path().join("alert.txt");
+    let r = run(
+        tmp.path(),
+        &[
+            "anomalies",
+            "--data",
+            data.to_str().unwrap(),
+            "--out",
+            "out",
+            "--alert",
+            &format!(
+                "echo \"$GROUNDCHECK_ANOMALIES|$GROUNDCHECK_ANOMALIES_MESSAGE\" >> {}",
+                alert.display()
+            ),
+        ],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let flagged: Vec<&str> = r.stdout.lines().skip(1).collect();
+    assert_eq!(flagged.len(), 27, "{}", r.stdout);
+    assert_eq!(flagged.iter().filter(|l| l.ends_with("errors")).count(), 3);
+    assert!(
+        flagged
+            .iter()
+            .filter(|l| l.ends_with("empty"))
+            .all(|l| l.contains("2026-07-06T")),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        std::fs::read_to_string(&alert).unwrap(),
+        "27|27 of 156 hour window(s) of 1 tool(s) flagged (jump 0.5, min calls 3, baseline of 3 healthy windows)\n"
+    );
+    // By day, with the thresholds as flags: only the outage's day.
+    let r = run(
+        tmp.path(),
+        &[
+            "anomalies",
+            "--data",
+            data.to_str().unwrap(),
+            "--out",
+            "out",
+            "--window",
+            "day",
+            "--json",
+        ],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let rows: Vec<serde_json::Value> = r
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["window_start"], "2026-07-06T00:00:00Z");
+    assert_eq!(rows[0]["empty"], 144);
+    // Healthy traffic exits 0; no traces at all is an error, not a clean bill.
+    let r = run(
+        tmp.path(),
+        &[
+            "anomalies",
+            "--data",
+            root().join("datasets/demo").to_str().unwrap(),
+            "--out",
+            "out",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = run(
+        tmp.path(),
+        &["anomalies", "--data", "nowhere", "--out", "out"],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("no tool result with a time"),
+        "{}",
+        r.stderr
+    );
+}

@@ -1,0 +1,193 @@
+//! `groundcheck anomalies`: seed 002's runtime guards over recorded tool results, by
+//! window (queries/tool_health.sql), with the thresholds as flags.
+
+use std::process::ExitCode;
+
+use clap::{Args as ClapArgs, ValueEnum};
+use groundcheck::scoring;
+use serde_json::Value;
+
+use super::common::{Input, Output, finish};
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Window {
+    Hour,
+    Day,
+}
+
+/// Flag the windows (an hour or a day, per server and tool) whose share of empty or
+/// error results jumped above the tool's baseline of earlier healthy windows: an outage
+/// stays flagged for as long as it lasts, as the baseline never takes it in
+/// (queries/tool_health.sql; every window is a row of the `tool_health` view). Prints the
+/// flagged windows; exit 1 when there is one, 2 when no recorded result has a time.
+/// `--alert CMD` runs once when something is flagged (docs/drift.md, runtime guards).
+#[derive(Debug, ClapArgs)]
+pub struct Args {
+    /// Window length.
+    #[arg(long, value_enum, default_value_t = Window::Hour)]
+    window: Window,
+
+    /// Results a window needs to be judged (and to count in a baseline).
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    min_calls: i64,
+
+    /// How far above its baseline a rate must be to flag (0.5: from 10 % empty to 60 %).
+    #[arg(long, default_value_t = 0.5, value_name = "RATE")]
+    jump: f64,
+
+    /// Healthy earlier windows the baseline needs before anything is flagged.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    min_baseline: i64,
+
+    /// |z| of a result's rows or bytes against the tool's previous 10 for the per-call
+    /// guard (queries/response_anomalies.sql).
+    #[arg(long, default_value_t = 3.0)]
+    z: f64,
+
+    /// Print JSON lines (one flagged window each) instead of a table.
+    #[arg(long)]
+    json: bool,
+
+    /// Run this command (with `sh -c`) when a window is flagged. It gets
+    /// GROUNDCHECK_ANOMALIES (how many) and GROUNDCHECK_ANOMALIES_MESSAGE (one line).
+    #[arg(long, value_name = "CMD")]
+    alert: Option<String>,
+
+    #[command(flatten)]
+    input: Input,
+
+    #[command(flatten)]
+    pub(crate) output: Output,
+}
+
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if !(args.jump > 0.0 && args.jump <= 1.0) {
+        anyhow::bail!(groundcheck::Error::Usage(format!(
+            "--jump {}: a rate between 0 (exclusive) and 1",
+            args.jump
+        )));
+    }
+    let session = args.input.open().await?;
+    let unit = match args.window {
+        Window::Hour => "hour",
+        Window::Day => "day",
+    };
+    let result = async {
+        scoring::collect(
+            &session.ctx,
+            &format!(
+                "INSERT INTO anomaly_settings VALUES ('{unit}', {}, {}, {}, {})",
+                args.min_calls,
+                args.jump,
+                args.min_baseline,
+                args.z
+            ),
+        )
+        .await?;
+        let (_, total) = scoring::collect(
+            &session.ctx,
+            "SELECT count(*) AS windows, count(DISTINCT server || '/' || tool) AS tools FROM tool_health",
+        )
+        .await?;
+        let (_, flagged) = scoring::collect(
+            &session.ctx,
+            "SELECT server, tool, CAST(window_start AS VARCHAR) AS window_start, calls, errors, empty, \
+             empty_rate, baseline_empty_rate, error_rate, baseline_error_rate, baseline_windows, \
+             empty_spike, error_spike FROM tool_health WHERE empty_spike OR error_spike \
+             ORDER BY server, tool, window_start",
+        )
+        .await?;
+        Ok::<_, groundcheck::Error>((scoring::rows_as_json(&total)?, scoring::rows_as_json(&flagged)?))
+    }
+    .await;
+    finish(&session, &args.output.out, args.output.quiet)?;
+    let (total, flagged) = result?;
+    let n =
+        |r: &serde_json::Map<String, Value>, k: &str| r.get(k).and_then(Value::as_i64).unwrap_or(0);
+    let windows = total.first().map(|r| n(r, "windows")).unwrap_or(0);
+    let tools = total.first().map(|r| n(r, "tools")).unwrap_or(0);
+    if windows == 0 {
+        anyhow::bail!(groundcheck::Error::Input(format!(
+            "no tool result with a time in the traces of {}: nothing to watch",
+            args.input.data
+        )));
+    }
+    let s = |r: &serde_json::Map<String, Value>, k: &str| {
+        r.get(k).and_then(Value::as_str).unwrap_or("?").to_string()
+    };
+    let rate = |r: &serde_json::Map<String, Value>, k: &str| scoring::fmt_value(r.get(k));
+    if args.json {
+        for r in &flagged {
+            println!("{}", Value::Object(r.clone()));
+        }
+    } else if !flagged.is_empty() {
+        let mut lines = vec![
+            [
+                "server",
+                "tool",
+                "window",
+                "calls",
+                "empty",
+                "errors",
+                "empty rate (baseline)",
+                "error rate (baseline)",
+                "flag",
+            ]
+            .map(String::from)
+            .to_vec(),
+        ];
+        for r in &flagged {
+            let flag = match (r.get("empty_spike"), r.get("error_spike")) {
+                (Some(Value::Bool(true)), Some(Value::Bool(true))) => "empty+errors",
+                (Some(Value::Bool(true)), _) => "empty",
+                _ => "errors",
+            };
+            lines.push(vec![
+                s(r, "server"),
+                s(r, "tool"),
+                s(r, "window_start"),
+                n(r, "calls").to_string(),
+                n(r, "empty").to_string(),
+                n(r, "errors").to_string(),
+                format!(
+                    "{} ({})",
+                    rate(r, "empty_rate"),
+                    rate(r, "baseline_empty_rate")
+                ),
+                format!(
+                    "{} ({})",
+                    rate(r, "error_rate"),
+                    rate(r, "baseline_error_rate")
+                ),
+                flag.to_string(),
+            ]);
+        }
+        print!("{}", scoring::align_left(&lines));
+    }
+    let message = format!(
+        "{} of {windows} {unit} window(s) of {tools} tool(s) flagged (jump {}, min calls {}, baseline of {} healthy windows)",
+        flagged.len(),
+        args.jump,
+        args.min_calls,
+        args.min_baseline
+    );
+    eprintln!("{message}");
+    if flagged.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(cmd) = &args.alert {
+        let status = tokio::process::Command::new("sh")
+            .arg("-c")
+            .arg(cmd)
+            .env("GROUNDCHECK_ANOMALIES", flagged.len().to_string())
+            .env("GROUNDCHECK_ANOMALIES_MESSAGE", &message)
+            .status()
+            .await;
+        match status {
+            Ok(s) if s.success() => {}
+            Ok(s) => eprintln!("anomalies: the --alert command exited with {s}"),
+            Err(e) => eprintln!("anomalies: cannot run the --alert command: {e}"),
+        }
+    }
+    Ok(ExitCode::from(1))
+}
