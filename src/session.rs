@@ -230,13 +230,22 @@ impl Session {
     /// A session with only `spec`'s table, read from `path` (a file, folder, glob or
     /// s3:// URL), and our functions.
     pub async fn open_table(spec: &'static TableSpec, path: &str) -> Result<Self> {
+        Self::open_table_with(spec, path, ReadOptions::default()).await
+    }
+
+    /// `open_table` with these read options (`--on-bad-line skip`, a line limit).
+    pub async fn open_table_with(
+        spec: &'static TableSpec,
+        path: &str,
+        read: ReadOptions,
+    ) -> Result<Self> {
         let mut session = Session {
             ctx: new_context()?,
             sources: Vec::new(),
             rejects: Rejects::default(),
             notes: Vec::new(),
             absent: Vec::new(),
-            read: ReadOptions::default(),
+            read,
             progress: Arc::default(),
             on_cluster: false,
             chunk_tables: Vec::new(),

@@ -435,6 +435,11 @@ fn check(spec: &TableSpec, max_line_bytes: usize, line: &Line) -> Checked {
                     ));
                 }
             };
+            // A byte order mark (Windows editors write one) opens the file, not the JSON.
+            let text = match number {
+                1 => text.strip_prefix('\u{feff}').unwrap_or(text),
+                _ => text,
+            };
             if text.trim().is_empty() {
                 return Ok(None);
             }

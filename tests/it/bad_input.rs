@@ -627,3 +627,232 @@ fn a_symlink_out_of_the_project_is_named_in_rejects_not_copied() {
     let inside = skipped_as(b"not json", &[]);
     assert_eq!(inside["raw"], "not json");
 }
+
+/// JSONL ingest on mutated real project files (issue #22's fuzz target for it): the
+/// demo's cases, traces and catalog, their bytes mutated with a fixed seed, read under
+/// `--on-bad-line skip`. The property: no panic, no error, and every line accounted for:
+/// rows read + lines rejected = non-blank lines written.
+#[test]
+fn jsonl_ingest_never_panics_and_counts_every_line() {
+    use groundcheck::Session;
+    use groundcheck::ingest::jsonl::{OnBadLine, ReadOptions};
+    let demo = crate::support::demo();
+    let head = |file: &str, n: usize| -> Vec<u8> {
+        let text = std::fs::read_to_string(demo.join(file)).unwrap();
+        text.lines()
+            .take(n)
+            .flat_map(|l| format!("{l}\n").into_bytes())
+            .collect()
+    };
+    use groundcheck::model::{CASES, CATALOG, STEPS, TableSpec};
+    let seeds: Vec<(&'static TableSpec, &str, Vec<u8>)> = vec![
+        (&CASES, "cases.jsonl", head("cases.jsonl", 8)),
+        (
+            &STEPS,
+            "t.jsonl",
+            head("traces/run-demo-generic-warehouse.jsonl", 40),
+        ),
+        (&CATALOG, "catalog.jsonl", head("context/catalog.jsonl", 20)),
+    ];
+    let rounds: usize = std::env::var("GROUNDCHECK_FUZZ_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .map(|r| r / 10)
+        .unwrap_or(2000);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_stack_size(32 << 20)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut rng = move |n: usize| {
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        (x.wrapping_mul(0x2545_F491_4F6C_DD1D) % n.max(1) as u64) as usize
+    };
+    const TOKENS: &[&[u8]] = &[
+        b"{",
+        b"}",
+        b"[",
+        b"]",
+        b",",
+        b":",
+        b"\"",
+        b"null",
+        b"NaN",
+        b"-1e999",
+        b"\n",
+        b"\r\n",
+        b"\xef\xbb\xbf",
+        b"\x00\xff",
+        b"\"2026-13-45T99:00:00Z\"",
+        b"1e400",
+    ];
+    for i in 0..rounds {
+        let (table, file, seed) = &seeds[rng(seeds.len())];
+        let mut b = seed.clone();
+        for _ in 0..1 + rng(4) {
+            let n = b.len();
+            match rng(4) {
+                0 if n > 0 => {
+                    let a = rng(n);
+                    let e = (a + rng(128)).min(n);
+                    b.drain(a..e);
+                }
+                1 if n > 0 => {
+                    let a = rng(n);
+                    let e = (a + rng(400)).min(n);
+                    let span = b[a..e].to_vec();
+                    let at = rng(n);
+                    b.splice(at..at, span);
+                }
+                2 if n > 0 => {
+                    let at = rng(n);
+                    b[at] ^= 1 << rng(8);
+                }
+                _ => {
+                    let at = rng(n + 1);
+                    b.splice(at..at, TOKENS[rng(TOKENS.len())].iter().copied());
+                }
+            }
+        }
+        let lines = b
+            .split(|c| *c == b'\n')
+            .enumerate()
+            .filter(|(k, l)| {
+                let text = String::from_utf8_lossy(l);
+                let text = match k {
+                    0 => text.strip_prefix('\u{feff}').unwrap_or(&text).to_string(),
+                    _ => text.to_string(),
+                };
+                !text.trim().is_empty()
+            })
+            .count() as u64;
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join(file);
+        std::fs::write(&path, &b).unwrap();
+        let read = ReadOptions {
+            on_bad_line: OnBadLine::Skip,
+            ..Default::default()
+        };
+        let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            rt.block_on(async {
+                let session =
+                    Session::open_table_with(table, &path.to_string_lossy(), read).await?;
+                let batches = session
+                    .ctx
+                    .sql(&format!("SELECT count(*) FROM {}", table.name))
+                    .await?
+                    .collect()
+                    .await?;
+                let rows = batches[0]
+                    .column(0)
+                    .as_any()
+                    .downcast_ref::<arrow::array::Int64Array>()
+                    .unwrap()
+                    .value(0) as u64;
+                Ok::<_, groundcheck::Error>((rows, session.rejects.len() as u64))
+            })
+        }));
+        let got = got.unwrap_or_else(|_| panic!("round {i}: {file} mutated panicked the reader"));
+        let (rows, rejected) = got.unwrap_or_else(|e| panic!("round {i}: {file} mutated: {e}"));
+        assert_eq!(
+            rows + rejected,
+            lines,
+            "round {i}: {file}: {rows} rows + {rejected} rejected != {lines} lines\n{}",
+            String::from_utf8_lossy(&b)
+        );
+    }
+}
+
+/// tests/fixtures/bad-input: one file per kind of bad input (its make.py writes them,
+/// expected.tsv says what must happen). Under `fail`: the exit code and the message naming
+/// file and line; under `skip`: the rows read and the lines rejected, which together are
+/// every line of the file.
+#[test]
+fn the_bad_input_corpus_gets_its_exact_answers() {
+    let dir = crate::support::root().join("tests/fixtures/bad-input");
+    let expected = std::fs::read_to_string(dir.join("expected.tsv")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut seen = 0;
+    for line in expected.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let [file, table, lines, exit, message, rows, rejected] = f[..] else {
+            panic!("expected.tsv: {line}");
+        };
+        let path = dir.join(file);
+        let table_arg = format!("{table}={}", path.display());
+        let sql = format!("SELECT count(*) AS n FROM {table}");
+        let base = [
+            "sql", "--data", "empty", "--table", &table_arg, "--format", "csv",
+        ];
+        let mut args = base.to_vec();
+        args.push(&sql);
+        let r = run(tmp.path(), &args);
+        assert_eq!(r.code.to_string(), exit, "{file}: {}", r.stderr);
+        if message != "-" {
+            let want = format!("{}:{message}", path.display());
+            assert!(
+                r.stderr.contains(&want),
+                "{file}: want {want}\ngot {}",
+                r.stderr
+            );
+        }
+        let out = tmp.path().join(format!("out-{file}"));
+        let mut args = base.to_vec();
+        args.extend([
+            "--on-bad-line",
+            "skip",
+            "--out",
+            out.to_str().unwrap(),
+            &sql,
+        ]);
+        let r = run(tmp.path(), &args);
+        assert_eq!(r.code, 0, "{file} under skip: {}", r.stderr);
+        assert_eq!(r.stdout, format!("n\n{rows}\n"), "{file}: rows read");
+        let kept = std::fs::read_to_string(out.join("rejects.jsonl")).unwrap_or_default();
+        assert_eq!(
+            kept.lines().count().to_string(),
+            rejected,
+            "{file}: rejected"
+        );
+        let (rows, rejected, lines): (u64, u64, u64) = (
+            rows.parse().unwrap(),
+            rejected.parse().unwrap(),
+            lines.parse().unwrap(),
+        );
+        assert_eq!(
+            rows + rejected,
+            lines,
+            "{file}: rows in + rejected = lines in"
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, 12);
+}
+
+/// `$ref` cycles (a linked list, and two definitions that point at each other) are
+/// compared by following each reference once: the real changes inside are found, and the
+/// diff ends.
+#[test]
+fn drift_over_ref_cycles_finds_the_changes_and_ends() {
+    let dir = crate::support::root().join("tests/fixtures/bad-input");
+    let tmp = tempfile::tempdir().unwrap();
+    let r = run(
+        tmp.path(),
+        &[
+            "drift",
+            dir.join("ref-cycle-old.json").to_str().unwrap(),
+            dir.join("ref-cycle-new.json").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    for rule in [
+        "parameter 'node.v' became required",
+        "parameter 'node.v' type changed from string to integer",
+    ] {
+        assert!(r.stdout.contains(rule), "{rule}\n{}", r.stdout);
+    }
+}

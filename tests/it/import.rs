@@ -384,7 +384,13 @@ fn importers_never_panic_on_mutated_real_traces() {
             seeds.push((format, name, bytes));
         }
     }
-    assert!(seeds.len() >= 10, "{} samples", seeds.len());
+    // An MCP JSON-RPC message log, as the gateway writes it.
+    seeds.push((
+        Format::McpLog,
+        "mcp-log.jsonl".into(),
+        std::fs::read(root().join("tests/fixtures/import/mcp-log.jsonl")).unwrap(),
+    ));
+    assert!(seeds.len() >= 11, "{} samples", seeds.len());
     let rounds: usize = std::env::var("GROUNDCHECK_FUZZ_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())
