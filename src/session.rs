@@ -614,8 +614,16 @@ impl ObjectStoreRegistry for S3Registry {
             return self.inner.get_store(url);
         }
         let bucket = url.host_str().unwrap_or_default();
+        // A few quick retries, not object_store's three minutes: a server that is gone
+        // should be an error the user reads while it still matters.
+        let retry = object_store::RetryConfig {
+            max_retries: 4,
+            retry_timeout: std::time::Duration::from_secs(30),
+            ..Default::default()
+        };
         let store = object_store::aws::AmazonS3Builder::from_env()
             .with_bucket_name(bucket)
+            .with_retry(retry)
             .build()
             .map_err(|e| Error::Input(format!("s3://{bucket}: {e}")))?;
         let store: Arc<dyn ObjectStore> = Arc::new(store);

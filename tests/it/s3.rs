@@ -365,3 +365,127 @@ fn s3_as_the_output_of_every_batch_verb() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(!bucket.join("out/denied").exists());
 }
+
+/// A TCP relay to the S3 server that "dies" (stops relaying and listening) halfway through
+/// the `nth` PUT request it sees.
+struct DyingRelay {
+    pub endpoint: String,
+}
+
+impl DyingRelay {
+    fn start(to: &str, nth: usize) -> DyingRelay {
+        use std::io::{Read, Write};
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let endpoint = format!("http://{}", listener.local_addr().unwrap());
+        let to = to.trim_start_matches("http://").to_string();
+        let puts = Arc::new(AtomicUsize::new(0));
+        let dead = Arc::new(AtomicBool::new(false));
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                if dead.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(client) = conn else { continue };
+                let Ok(server) = TcpStream::connect(&to) else {
+                    continue;
+                };
+                let (mut c_in, mut s_out) =
+                    (client.try_clone().unwrap(), server.try_clone().unwrap());
+                let (mut s_in, mut c_out) = (server, client);
+                let (puts, dead2) = (puts.clone(), dead.clone());
+                std::thread::spawn(move || {
+                    let mut buf = vec![0u8; 64 << 10];
+                    while let Ok(n) = c_in.read(&mut buf) {
+                        if n == 0 || dead2.load(Ordering::SeqCst) {
+                            break;
+                        }
+                        let chunk = &buf[..n];
+                        let seen = chunk.windows(5).filter(|w| w == b"PUT /").count();
+                        if seen > 0 && puts.fetch_add(seen, Ordering::SeqCst) + seen >= nth {
+                            let _ = s_out.write_all(&chunk[..n / 2]);
+                            dead2.store(true, Ordering::SeqCst);
+                            break;
+                        }
+                        if s_out.write_all(chunk).is_err() {
+                            break;
+                        }
+                    }
+                    let _ = s_out.shutdown(std::net::Shutdown::Both);
+                    let _ = c_in.shutdown(std::net::Shutdown::Both);
+                });
+                std::thread::spawn(move || {
+                    let _ = std::io::copy(&mut s_in, &mut c_out);
+                    let _ = c_out.shutdown(std::net::Shutdown::Both);
+                });
+            }
+        });
+        DyingRelay { endpoint }
+    }
+}
+
+#[test]
+fn s3_server_dying_mid_upload_leaves_no_half_output() {
+    // The server goes away halfway through the third PUT of a report's upload (files go
+    // up in path order, each to a temporary key, then renamed). The verb fails with one
+    // sentence naming the object it could not write; every final object in the bucket is
+    // whole (the same bytes a local --out gets); the rest are simply absent.
+    let Some(s3) = start() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let dd = demo();
+    let dd = dd.to_str().unwrap();
+    s3.ok(
+        tmp.path(),
+        &["report", "-q", "--data", dd, "--out", "local"],
+    );
+    let relay = DyingRelay::start(&s3.endpoint, 3);
+    let started = std::time::Instant::now();
+    let out = s3
+        .env(crate::support::cmd(tmp.path()).args([
+            "report",
+            "-q",
+            "--data",
+            dd,
+            "--out",
+            "s3://lake/out/dying",
+        ]))
+        .env("AWS_ENDPOINT", &relay.endpoint)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot write s3://lake/out/dying/"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.lines().filter(|l| l.starts_with("error:")).count(),
+        1,
+        "{stderr}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "gave up in time"
+    );
+    let local = tree(&tmp.path().join("local"));
+    let in_bucket = s3.root.path().join("lake/out/dying");
+    let mut finals = 0;
+    for (name, bytes) in tree(&in_bucket) {
+        if name.contains("groundcheck-tmp") {
+            continue; // a temporary key the dead server kept: no reader takes it for an output
+        }
+        let whole = local.iter().find(|(n, _)| *n == name).map(|(_, b)| b);
+        assert_eq!(
+            whole,
+            Some(&bytes),
+            "{name} in the bucket is not the whole file"
+        );
+        finals += 1;
+    }
+    assert!(
+        finals < local.len(),
+        "the upload did not finish: {finals} of {}",
+        local.len()
+    );
+}
