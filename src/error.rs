@@ -59,8 +59,34 @@ impl From<DataFusionError> for Error {
                 _ => break,
             }
         }
+        if let Some(sentence) = sentence(&e.to_string()) {
+            return Error::Input(sentence);
+        }
         Error::DataFusion(Box::new(e))
     }
+}
+
+/// An error text that is a library's debug dump, said as a sentence (None: it is one
+/// already). Ballista's client surfaces a refused connection as tonic's
+/// (`tonic::transport::Error(Transport, ConnectError("tcp connect error", ADDR, Os {…
+/// message: "Connection refused" }))`).
+pub fn sentence(text: &str) -> Option<String> {
+    if !text.contains("tonic::transport::Error") {
+        return None;
+    }
+    let addr = text
+        .split("tcp connect error\", ")
+        .nth(1)
+        .and_then(|rest| rest.split([',', ')']).next())
+        .unwrap_or("the scheduler");
+    let why = text
+        .split("message: \"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or("the connection failed");
+    Some(format!(
+        "cannot reach the Ballista scheduler at {addr}: {why} (start one with `groundcheck scheduler`, or check --cluster)"
+    ))
 }
 
 fn clone_ours(e: &Error) -> Option<Error> {
@@ -100,6 +126,19 @@ impl From<arrow::error::ArrowError> for Error {
 impl From<parquet::errors::ParquetError> for Error {
     fn from(e: parquet::errors::ParquetError) -> Self {
         Error::DataFusion(Box::new(e.into()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_refused_scheduler_is_a_sentence() {
+        let dump = r#"Execution error: tonic::transport::Error(Transport, ConnectError(ConnectError("tcp connect error", 127.0.0.1:1, Os { code: 111, kind: ConnectionRefused, message: "Connection refused" })))"#;
+        assert_eq!(
+            super::sentence(dump).unwrap(),
+            "cannot reach the Ballista scheduler at 127.0.0.1:1: Connection refused (start one with `groundcheck scheduler`, or check --cluster)"
+        );
+        assert_eq!(super::sentence("Execution error: other"), None);
     }
 }
 

@@ -54,7 +54,11 @@ fn main() -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("error: {e:#}");
+            let text = format!("{e:#}");
+            eprintln!(
+                "error: {}",
+                groundcheck::error::sentence(&text).unwrap_or(text)
+            );
             ExitCode::from(2)
         }
     }

@@ -298,3 +298,26 @@ fn standalone_equals_local() {
         r.stderr
     );
 }
+
+#[test]
+fn an_unreachable_scheduler_is_one_sentence() {
+    // Ballista's client reports a refused connection as tonic's debug dump.
+    let tmp = tempfile::tempdir().unwrap();
+    let r = crate::support::run(
+        tmp.path(),
+        &[
+            "sql",
+            "--data",
+            ".",
+            "--cluster",
+            "df://127.0.0.1:1",
+            "SELECT 1",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(
+        r.stderr.trim_end(),
+        "error: cannot reach the Ballista scheduler at 127.0.0.1:1: Connection refused \
+         (start one with `groundcheck scheduler`, or check --cluster)"
+    );
+}
