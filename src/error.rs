@@ -129,6 +129,12 @@ impl From<parquet::errors::ParquetError> for Error {
     }
 }
 
+impl From<object_store::Error> for Error {
+    fn from(e: object_store::Error) -> Self {
+        Error::Input(e.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -139,11 +145,5 @@ mod tests {
             "cannot reach the Ballista scheduler at 127.0.0.1:1: Connection refused (start one with `groundcheck scheduler`, or check --cluster)"
         );
         assert_eq!(super::sentence("Execution error: other"), None);
-    }
-}
-
-impl From<object_store::Error> for Error {
-    fn from(e: object_store::Error) -> Self {
-        Error::Input(e.to_string())
     }
 }
