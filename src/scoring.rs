@@ -108,6 +108,30 @@ pub async fn report_of(
     report_in(&ctx).await
 }
 
+/// The cases that flipped between two sides' labels (queries/label_flips.sql): case,
+/// change, and whether it is a regression.
+pub async fn flips(
+    before: (SchemaRef, Vec<RecordBatch>),
+    after: (SchemaRef, Vec<RecordBatch>),
+) -> Result<Vec<(String, String, bool)>> {
+    let ctx = new_context()?;
+    for (name, (schema, batches)) in [("labels_before", before), ("labels_after", after)] {
+        ctx.register_table(name, Arc::new(MemTable::try_new(schema, vec![batches])?))?;
+    }
+    let q = queries::all()?
+        .into_iter()
+        .find(|q| q.name == "label_flips")
+        .ok_or_else(|| Error::Input("queries/label_flips.sql is missing".into()))?;
+    let (_, batches) = collect(&ctx, &q.sql).await?;
+    Ok(rows_as_json(&batches)?
+        .into_iter()
+        .map(|r| {
+            let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+            (s("case_id"), s("change"), r.get("regression") == Some(&Value::Bool(true)))
+        })
+        .collect())
+}
+
 /// A context whose `labels` table is a labels.parquet written by `label` or `report`.
 pub async fn labels_file_context(path: &Path) -> Result<SessionContext> {
     let ctx = report_context()?;

@@ -19,9 +19,8 @@ UNION ALL
 SELECT d.run_id, d.server, d.case_id, NULL, 'semantic', 'definition-mismatch',
   'not resolved to the governed predicate: ' || array_to_string(d.definition_mismatched, ', ')
 FROM task_definition_match d
-JOIN task_grounding g ON g.run_id = d.run_id AND g.server = d.server AND g.case_id = d.case_id
 -- A task that read nothing (a refusal) resolved no term, but chose no wrong predicate.
-WHERE d.definition_match = false AND cardinality(g.fields_used) > 0
+WHERE d.definition_match = false AND d.read_data
 UNION ALL
 SELECT DISTINCT s.run_id, s.server, s.case_id, NULL, 'semantic', 'hedging',
   'step ' || CAST(s.step AS VARCHAR) || ': ' || s.text

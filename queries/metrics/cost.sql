@@ -7,13 +7,14 @@
 --   they are counted as such (the count of clarification turns is
 --   queries/metrics/clarification.sql).
 -- grain: (run_id, server, case_id)
--- inputs: steps, pricing, tasks
+-- inputs: steps, pricing, cases
 -- nulls: cost_usd (rounded to 1e-10 USD, so that the order floating-point sums run in
 --   cannot change a byte of the output) is never NULL (nothing to go by: 0, cost_source
 --   none); unpriced_models lists models whose tokens had no price and no reported USD
 --   (their tokens are not in cost_usd)
 WITH priced AS (
   SELECT s.run_id, s.server, s.case_id, s.kind, s.model, s.usd,
+    s.trace_id = c.source_trace AS on_source, c.cost['usd'] AS case_usd,
     coalesce(s.input_tokens, 0) + coalesce(s.output_tokens, 0) AS tokens,
     coalesce(
       s.usd,
@@ -24,6 +25,7 @@ WITH priced AS (
   LEFT JOIN pricing pm ON pm.kind = 'model' AND pm.name = s.model
   LEFT JOIN pricing pts ON pts.kind = 'tool' AND pts.name = s.tool AND pts.server = s.server
   LEFT JOIN pricing pta ON pta.kind = 'tool' AND pta.name = s.tool AND pta.server IS NULL
+  LEFT JOIN cases c ON c.case_id = s.case_id
   WHERE s.case_id IS NOT NULL
 ),
 per_task AS (
@@ -31,6 +33,7 @@ per_task AS (
     round(sum(coalesce(token_usd, 0.0)) + sum(tool_usd), 10) AS trace_usd,
     bool_or(usd IS NOT NULL) AS reported,
     bool_or((usd IS NULL AND token_usd IS NOT NULL AND tokens > 0) OR tool_usd > 0) AS priced,
+    coalesce(bool_or(on_source), false) AS is_source_trace, max(case_usd) AS case_usd,
     sum(tokens) AS tokens,
     count(*) FILTER (WHERE kind = 'tool_call') AS tool_calls,
     coalesce(array_sort(array_distinct(array_agg(model) FILTER (WHERE token_usd IS NULL AND tokens > 0))), CAST([] AS VARCHAR[])) AS unpriced_models
@@ -40,16 +43,15 @@ per_task AS (
 SELECT p.run_id, p.server, p.case_id,
   CASE
     WHEN p.reported OR p.priced THEN p.trace_usd
-    WHEN t.is_source_trace AND t.recorded_cost['usd'] IS NOT NULL THEN round(t.recorded_cost['usd'], 10)
+    WHEN p.is_source_trace AND p.case_usd IS NOT NULL THEN round(p.case_usd, 10)
     ELSE 0.0
   END AS cost_usd,
   CASE
     WHEN p.reported AND p.priced THEN 'reported+priced'
     WHEN p.reported THEN 'reported'
     WHEN p.priced THEN 'priced'
-    WHEN t.is_source_trace AND t.recorded_cost['usd'] IS NOT NULL THEN 'case'
+    WHEN p.is_source_trace AND p.case_usd IS NOT NULL THEN 'case'
     ELSE 'none'
   END AS cost_source,
   p.tokens, p.tool_calls, p.unpriced_models
 FROM per_task p
-LEFT JOIN tasks t ON t.run_id = p.run_id AND t.server = p.server AND t.case_id = p.case_id

@@ -30,7 +30,8 @@
 -- grain: (run_id, server, case_id)
 -- inputs: task_terms, tasks, call_fields, catalog_entries
 -- nulls: definition_match is NULL when the question has no business term
---   (business_terms = 0) or when it cannot be decided (definition_unsure has the terms)
+--   (business_terms = 0) or when it cannot be decided (definition_unsure has the terms);
+--   read_data (a call of the task read some field; false for a refusal) is never NULL
 WITH terms AS (
   SELECT run_id, server, case_id, term, predicate, tools FROM task_terms
 ),
@@ -40,7 +41,8 @@ verdicts AS (
       WHEN array_has(coalesce(tm.tools, CAST([] AS VARCHAR[])), f.tool) THEN 'match'
       WHEN f.sql IS NOT NULL AND tm.predicate IS NOT NULL
         THEN predicate_match(f.sql, tm.predicate, coalesce(f.dialect, 'generic'), (SELECT entries FROM catalog_entries))
-    END AS verdict
+    END AS verdict,
+    coalesce(cardinality(f.fields), 0) > 0 AS read_data
   FROM terms tm
   LEFT JOIN call_fields f ON f.run_id = tm.run_id AND f.server = tm.server AND f.case_id = tm.case_id
     AND NOT f.is_error
@@ -49,7 +51,8 @@ per_term AS (
   SELECT run_id, server, case_id, term,
     CASE WHEN bool_or(verdict = 'match') THEN 'match'
          WHEN bool_or(verdict = 'unsure') THEN 'unsure'
-         ELSE 'mismatch' END AS verdict
+         ELSE 'mismatch' END AS verdict,
+    bool_or(read_data) AS read_data
   FROM verdicts GROUP BY run_id, server, case_id, term
 )
 SELECT t.run_id, t.server, t.case_id,
@@ -59,7 +62,8 @@ SELECT t.run_id, t.server, t.case_id,
        WHEN bool_or(p.verdict = 'mismatch') THEN false
   END AS definition_match,
   coalesce(array_sort(array_agg(p.term) FILTER (WHERE p.verdict = 'mismatch')), CAST([] AS VARCHAR[])) AS definition_mismatched,
-  coalesce(array_sort(array_agg(p.term) FILTER (WHERE p.verdict = 'unsure')), CAST([] AS VARCHAR[])) AS definition_unsure
+  coalesce(array_sort(array_agg(p.term) FILTER (WHERE p.verdict = 'unsure')), CAST([] AS VARCHAR[])) AS definition_unsure,
+  coalesce(bool_or(p.read_data), false) AS read_data
 FROM tasks t
 LEFT JOIN per_term p ON p.run_id = t.run_id AND p.server = t.server AND p.case_id = t.case_id
 GROUP BY t.run_id, t.server, t.case_id

@@ -204,8 +204,8 @@ async fn diff(args: &Args, d: &DiffArgs) -> anyhow::Result<ExitCode> {
     };
     let (sa, la) = side(&d.a, &all).await?;
     let (sb, lb) = side(&d.b, &all).await?;
-    let ra = scoring::rows_as_json(&scoring::report_of(sa, la.clone()).await?.1)?;
-    let rb = scoring::rows_as_json(&scoring::report_of(sb, lb.clone()).await?.1)?;
+    let ra = scoring::rows_as_json(&scoring::report_of(sa.clone(), la.clone()).await?.1)?;
+    let rb = scoring::rows_as_json(&scoring::report_of(sb.clone(), lb.clone()).await?.1)?;
     let (ra, rb) = (&ra[0], &rb[0]);
     let mut lines = vec![vec![
         "metric".to_string(),
@@ -245,52 +245,15 @@ async fn diff(args: &Args, d: &DiffArgs) -> anyhow::Result<ExitCode> {
         }
     }
     print!("{}", scoring::align(&lines));
-    let by_case = |rows: Vec<serde_json::Map<String, Value>>| {
-        rows.into_iter()
-            .filter_map(|r| Some((r.get("case_id")?.as_str()?.to_string(), r)))
-            .collect::<std::collections::BTreeMap<_, _>>()
-    };
-    let (ca, cb) = (
-        by_case(scoring::rows_as_json(&la)?),
-        by_case(scoring::rows_as_json(&lb)?),
-    );
-    let mut regressed = false;
-    let mut flips = Vec::new();
-    for (case, a) in &ca {
-        let Some(b) = cb.get(case) else { continue };
-        let t = |r: &serde_json::Map<String, Value>, k: &str| r.get(k) == Some(&Value::Bool(true));
-        let f = |r: &serde_json::Map<String, Value>, k: &str| r.get(k) == Some(&Value::Bool(false));
-        if t(a, "correct") && f(b, "correct") {
-            flips.push(format!("  {case}: correct -> wrong"));
-            regressed = true;
-        }
-        if f(a, "correct") && t(b, "correct") {
-            flips.push(format!("  {case}: wrong -> correct"));
-        }
-        if t(a, "grounded") && f(b, "grounded") {
-            flips.push(format!("  {case}: grounded -> ungrounded"));
-            regressed = true;
-        }
-        if f(a, "grounded") && t(b, "grounded") {
-            flips.push(format!("  {case}: ungrounded -> grounded"));
-        }
-        let (fa, fb) = (a.get("failure_class"), b.get("failure_class"));
-        if let Some(Value::String(c)) = fb
-            && fa != fb
-        {
-            flips.push(format!(
-                "  {case}: new failure class {c} (was {})",
-                scoring::fmt_value(fa)
-            ));
-        }
-    }
+    let flips = scoring::flips((sa, la), (sb, lb)).await?;
+    let regressed = flips.iter().any(|(_, _, r)| *r);
     println!();
     if flips.is_empty() {
         println!("no case flipped");
     } else {
         println!("cases that flipped:");
-        for l in flips {
-            println!("{l}");
+        for (case, change, _) in flips {
+            println!("  {case}: {change}");
         }
     }
     Ok(if regressed && d.fail_on_regression {

@@ -1,0 +1,7 @@
+-- view: labels_after
+-- definition: the after side of a comparison of labels (queries/label_flips.sql): empty
+--   here; `report diff` registers the side's labels under this name in its own context
+-- grain: (run_id, server, case_id)
+-- inputs: labels
+-- nulls: as labels
+SELECT * FROM labels WHERE false
