@@ -126,8 +126,17 @@ pub async fn flips(
     Ok(rows_as_json(&batches)?
         .into_iter()
         .map(|r| {
-            let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-            (s("case_id"), s("change"), r.get("regression") == Some(&Value::Bool(true)))
+            let s = |k: &str| {
+                r.get(k)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            (
+                s("case_id"),
+                s("change"),
+                r.get("regression") == Some(&Value::Bool(true)),
+            )
         })
         .collect())
 }
