@@ -1319,7 +1319,10 @@ fn gateway_http_streams_resume_and_sessions_end_as_the_spec_says() {
     assert_eq!(through[0]["structured"]["slept"], 1.5);
     // The client's DELETE ended its session: its trace is written before the gateway
     // stops.
-    eventually("the ended session's trace", || out.join("traces").exists());
+    // (The folder appears before the trace's file is renamed into it: wait for the file.)
+    eventually("the ended session's trace", || {
+        out.join("traces").exists() && !files(&out.join("traces"), ".parquet").is_empty()
+    });
     let traces = files(&out.join("traces"), ".parquet");
     assert_eq!(traces.len(), 1, "{traces:?}");
     // Raw HTTP: an unknown session is 404, GET without a session 405, a page of another
