@@ -813,3 +813,14 @@ fn the_readme_shows_the_demo_report_as_it_is() {
         );
     }
 }
+
+#[test]
+fn the_readme_counts_the_drift_rules_there_are() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let rules = std::fs::read_to_string(root().join("docs/drift-rules.md")).unwrap();
+    let rows = rules.lines().filter(|l| l.starts_with("| `")).count();
+    assert!(
+        readme.contains(&format!("[{rows} rules](docs/drift-rules.md)")),
+        "README.md should say [{rows} rules](docs/drift-rules.md)"
+    );
+}
