@@ -440,6 +440,7 @@ fn s3_server_dying_mid_upload_leaves_no_half_output() {
         &["report", "-q", "--data", dd, "--out", "local"],
     );
     let relay = DyingRelay::start(&s3.endpoint, 3);
+    let started = std::time::Instant::now();
     let out = s3
         .env(crate::support::cmd(tmp.path()).args([
             "report",
@@ -462,6 +463,10 @@ fn s3_server_dying_mid_upload_leaves_no_half_output() {
         stderr.lines().filter(|l| l.starts_with("error:")).count(),
         1,
         "{stderr}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "gave up in time"
     );
     let local = tree(&tmp.path().join("local"));
     let in_bucket = s3.root.path().join("lake/out/dying");
