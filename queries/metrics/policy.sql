@@ -5,8 +5,12 @@
 --   the user's role. Also kept as evidence: a call whose credential does not carry the end
 --   user's identity (credential_subject differs from as_user). When an external oracle
 --   ran (--policy-oracle), its findings (external_policy) are added to the built-in ones.
+--   Our choice: a call whose result is an error, or of a tool that reads no data field
+--   (tool_lineage: no SQL argument and `fields: []`, as list_tables), returned no rows of
+--   the warehouse, so the built-in oracle does not look at it (a table list has no
+--   sales_region to check a row filter against; it is not a row the user may not see).
 -- grain: (run_id, server, trace_id, call_id)
--- inputs: calls, tasks, policies, external_policy
+-- inputs: calls, tasks, policies, tool_lineage, external_policy
 -- nulls: violations is NULL for a call without a result or whose result is not JSON;
 --   policy_scope is NULL when no policy row applies; checked says whether any oracle
 --   looked at the call
@@ -18,11 +22,13 @@ WITH applicable AS (
 checked AS (
   SELECT k.run_id, k.server, k.case_id, k.trace_id, k.call_id, k.tool, k.credential_subject,
     coalesce(k.as_user, t.as_user) AS as_user, a.scope AS policy_scope,
-    CASE WHEN a.run_id IS NOT NULL AND k.result IS NOT NULL
+    CASE WHEN a.run_id IS NOT NULL AND k.result IS NOT NULL AND NOT coalesce(k.is_error, false)
+        AND NOT coalesce(l.sql_argument IS NULL AND cardinality(l.fields) = 0, false)
       THEN policy_violations(k.result, a.row_filter, a.allowed_columns, a.masked_columns) END AS oracle
   FROM calls k
   JOIN tasks t ON t.run_id = k.run_id AND t.server = k.server AND t.case_id = k.case_id
   LEFT JOIN applicable a ON a.run_id = k.run_id AND a.server = k.server AND a.case_id = k.case_id AND a.n = 1
+  LEFT JOIN tool_lineage l ON l.server = k.server AND l.tool = k.tool
 )
 SELECT c.run_id, c.server, c.case_id, c.trace_id, c.call_id, c.tool, c.as_user, c.credential_subject, c.policy_scope,
   CASE WHEN c.oracle IS NOT NULL OR e.call_id IS NOT NULL THEN

@@ -8,7 +8,10 @@ use clap::Args as ClapArgs;
 /// benchmarks: tasks alternate between the demo's two servers; questions from five
 /// families (counts with joins and CTEs, sums, window-function rankings, pipeline,
 /// tickets), grounded and ungrounded SQL, retries, clarifications, paginated results,
-/// missing and stale as_of, users of four roles. Same seed, same bytes.
+/// missing and stale as_of, users of four roles. Each task has at most one defect (a
+/// forbidden field or another definition, a CRM id, a fan-out or an unfollowed page, the
+/// wrong window or stale data, a service credential) and its case's `label` is the label
+/// that follows, so `report` shows how far the scorer agrees. Same seed, same bytes.
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     /// How many tasks (each a case answered by one server).

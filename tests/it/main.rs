@@ -4,12 +4,12 @@
 mod bad_input;
 mod canary;
 mod cli;
-mod cluster;
 mod drift;
 mod gateway;
 mod import;
 mod producers;
 mod s3;
+mod s3_server;
 mod scoring;
 mod suite;
 mod support;

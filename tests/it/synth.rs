@@ -79,3 +79,59 @@ fn gen_is_deterministic_and_realistic() {
         "{out}"
     );
 }
+
+/// Every generated case carries the label its generator means (`label`: correct,
+/// grounded, failure class, and a note naming the one defect it was given), and the
+/// scorer must find exactly that: the intended class and no other, no review reason but
+/// "failed, but no failure symptom found" on a task whose only fault is a misread answer.
+/// A row here is a generator bug or a scorer bug; the note says which defect was meant.
+#[test]
+fn gen_labels_are_the_labels_it_means() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("gen");
+    ok(
+        &root(),
+        &[
+            "gen",
+            "--tasks",
+            "3000",
+            "--seed",
+            "27",
+            "--out",
+            data.to_str().unwrap(),
+            "--quiet",
+        ],
+    );
+    let q = |sql: &str| sql_csv(&data, &[], sql);
+    let wrong = q(
+        "SELECT l.case_id, l.server, c.label['note'] AS meant, l.human_correct, l.correct, \
+         l.human_grounded, l.grounded, l.human_failure_class, array_to_string(l.failure_classes, ',') AS found, \
+         array_to_string(l.failure_evidence, ' | ') AS evidence, array_to_string(l.review_reasons, ' | ') AS review \
+         FROM labels l JOIN cases c ON c.case_id = l.case_id \
+         WHERE l.agrees_with_human IS NOT TRUE \
+           OR cardinality(l.failure_classes) <> CASE WHEN l.human_failure_class IS NULL THEN 0 ELSE 1 END \
+           OR (l.needs_human_review AND NOT (l.review_reasons = ['failed, but no failure symptom found'] \
+               AND NOT l.human_correct AND l.human_failure_class IS NULL)) \
+         ORDER BY l.case_id LIMIT 10",
+    );
+    assert_eq!(
+        wrong.lines().count(),
+        1,
+        "tasks scored otherwise than generated:\n{wrong}"
+    );
+    // Every defect is in the project, on the servers that can have it.
+    assert_eq!(
+        q(
+            "SELECT server, array_to_string(array_sort(array_agg(DISTINCT label['note'])), '; ') AS defects \
+           FROM cases c JOIN tasks t ON t.case_id = c.case_id GROUP BY server ORDER BY server"
+        ),
+        "server,defects\n\
+         generic-warehouse,\"gen: grounded; gen: policy (the call ran as a service account); \
+         gen: semantic (a forbidden field or another definition); gen: structural (a count after a one-to-many join); \
+         gen: structural (next_cursor not followed); gen: temporal (a result without as_of, or 3 days old); \
+         gen: temporal (dates outside the asked window)\"\n\
+         task-specific,\"gen: entity (a CRM id where the tool takes cust_id_v2); gen: grounded; \
+         gen: policy (the call ran as a service account); gen: semantic (a forbidden field or another definition); \
+         gen: temporal (a result without as_of, or 3 days old)\"\n"
+    );
+}

@@ -2,13 +2,31 @@
 //! its own `groundcheck` process on 127.0.0.1, reading a generated project (Parquet) from
 //! the loopback S3 server. The outputs must be byte-identical to the local run's, also
 //! when one executor is killed in the middle of a query.
+//!
+//! Its own test binary: cargo runs test binaries one after another, so no other test
+//! loads the machine while executors and the scheduler keep time with heartbeats; and
+//! `LOCK` keeps the cluster tests apart from each other.
+
+#[allow(dead_code)]
+#[path = "../it/s3_server.rs"]
+mod s3_server;
+#[allow(dead_code)]
+#[path = "../it/support.rs"]
+mod support;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::s3::{S3Server, start};
-use crate::support::{copy_dir, run};
+use s3_server::{S3Server, start};
+use support::{copy_dir, run};
+
+static LOCK: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 struct Proc(Child);
 
@@ -21,7 +39,7 @@ impl Drop for Proc {
 
 /// `groundcheck ingest` of the project `data` into Parquet at `out`.
 fn ingest(dir: &Path, data: &Path, out: &Path) {
-    crate::support::ok(
+    support::ok(
         dir,
         &[
             "ingest",
@@ -84,8 +102,14 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     .collect()
 }
 
+/// Seconds without a heartbeat before the scheduler takes an executor for dead. The
+/// executors beat every second: 20 missed beats do not happen on a busy machine, and a
+/// killed executor is noticed in 20-30 s.
+const EXECUTOR_TIMEOUT: &str = "20";
+
 #[test]
 fn label_and_report_on_a_cluster_equal_the_local_run_and_survive_a_dead_executor() {
+    let _serial = serial();
     let Some(s3) = start() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
@@ -121,7 +145,13 @@ fn label_and_report_on_a_cluster_equal_the_local_run_and_survive_a_dead_executor
     let _scheduler = spawn(
         &s3,
         &sched_log,
-        &["scheduler", "--bind", &bind, "--executor-timeout", "4"],
+        &[
+            "scheduler",
+            "--bind",
+            &bind,
+            "--executor-timeout",
+            EXECUTOR_TIMEOUT,
+        ],
     );
     wait_for(&sched_log, "listening", 0);
     let mut executors = Vec::new();
@@ -149,7 +179,11 @@ fn label_and_report_on_a_cluster_equal_the_local_run_and_survive_a_dead_executor
                 work.to_str().unwrap(),
             ],
         );
-        executors.push((proc_, log));
+        executors.push((Some(proc_), log));
+    }
+    // Both registered before the first job, so both can be given its tasks.
+    for (_, log) in &executors {
+        wait_for(log, "Executor registration succeed", 0);
     }
     let cluster = format!("df://{bind}");
 
@@ -191,7 +225,7 @@ fn label_and_report_on_a_cluster_equal_the_local_run_and_survive_a_dead_executor
             }
         }
     }
-    // Both executors took part.
+    // Both executors took part (4 partitions, 2 task slots each).
     for (_, log) in &executors {
         assert!(
             count(log, "Execute task") > 0,
@@ -200,11 +234,14 @@ fn label_and_report_on_a_cluster_equal_the_local_run_and_survive_a_dead_executor
         );
     }
 
-    // Kill one executor once it runs a task of a new job: the scheduler runs its work
-    // again on the other, and the result is the same.
+    // Kill the executor that takes the first task of a new job: the scheduler runs its
+    // work again on the other, and the result is the same.
     let killed = dir.join("killed");
-    let before = count(&executors[1].1, "Execute task");
-    let job = s3
+    let before: Vec<usize> = executors
+        .iter()
+        .map(|(_, log)| count(log, "Execute task"))
+        .collect();
+    let mut job = s3
         .env(Command::new(env!("CARGO_BIN_EXE_groundcheck")).args([
             "report",
             "-q",
@@ -221,12 +258,26 @@ fn label_and_report_on_a_cluster_equal_the_local_run_and_survive_a_dead_executor
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    {
-        let (victim, log) = &mut executors[1];
-        wait_for(log, "Execute task", before);
-        victim.0.kill().unwrap();
-        victim.0.wait().unwrap();
-    }
+    let first = (0..2400)
+        .find_map(|_| {
+            let busy = executors
+                .iter()
+                .zip(&before)
+                .position(|((_, log), n)| count(log, "Execute task") > *n);
+            if busy.is_none() {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            busy
+        })
+        .expect("no executor was given a task of the job within 2 minutes");
+    let victim = executors[first].0.take().unwrap();
+    drop(victim);
+    assert!(
+        job.try_wait().unwrap().is_none(),
+        "the job ended before an executor could be killed under it"
+    );
+    let survivor = &executors[1 - first].1;
+    let survivor_before = count(survivor, "Execute task");
     let out = job.wait_with_output().unwrap();
     assert!(
         out.status.success(),
@@ -234,12 +285,18 @@ fn label_and_report_on_a_cluster_equal_the_local_run_and_survive_a_dead_executor
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(files(&dir.join("local-report")), files(&killed));
+    assert!(
+        count(survivor, "Execute task") > survivor_before,
+        "{} ran nothing after the other executor died",
+        survivor.display()
+    );
 }
 
 #[test]
 fn a_cluster_needs_parquet_and_keeps_the_oracle_local() {
+    let _serial = serial();
     let tmp = tempfile::tempdir().unwrap();
-    let demo = crate::support::demo();
+    let demo = support::demo();
     let r = run(
         tmp.path(),
         &[
@@ -261,10 +318,11 @@ fn a_cluster_needs_parquet_and_keeps_the_oracle_local() {
 
 #[test]
 fn standalone_equals_local() {
+    let _serial = serial();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let pq = dir.join("pq");
-    ingest(dir, &crate::support::demo(), &pq);
+    ingest(dir, &support::demo(), &pq);
     for (name, extra) in [
         ("local", vec![]),
         ("standalone", vec!["--standalone", "--partitions", "2"]),
@@ -301,9 +359,10 @@ fn standalone_equals_local() {
 
 #[test]
 fn an_unreachable_scheduler_is_one_sentence() {
+    let _serial = serial();
     // Ballista's client reports a refused connection as tonic's debug dump.
     let tmp = tempfile::tempdir().unwrap();
-    let r = crate::support::run(
+    let r = support::run(
         tmp.path(),
         &[
             "sql",
