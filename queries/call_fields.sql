@@ -27,25 +27,20 @@ analysed AS (
   SELECT k.*,
     CASE WHEN k.sql IS NOT NULL
       THEN sql_fields(k.sql, coalesce(k.dialect, 'generic'), (SELECT entries FROM catalog_entries))
-    END AS lineage
+    END AS lineage,
+    CASE
+      WHEN k.declared IS NOT NULL THEN k.declared
+      WHEN coalesce(cardinality(k.argument_names), 0) = 0 THEN CAST([] AS VARCHAR[])
+      ELSE string_to_array(k.tool || '.' || array_to_string(array_sort(k.argument_names), ',' || k.tool || '.'), ',')
+    END AS without_sql
   FROM k
 )
 SELECT
   run_id, server, case_id, trace_id, call_id, step, tool, arguments, sql, dialect,
   coalesce(lineage_source, 'arguments') AS lineage_source,
   coalesce(is_error, false) AS is_error,
-  CASE
-    WHEN sql_argument IS NOT NULL THEN coalesce(lineage['fields'], CAST([] AS VARCHAR[]))
-    WHEN declared IS NOT NULL THEN declared
-    WHEN coalesce(cardinality(argument_names), 0) = 0 THEN CAST([] AS VARCHAR[])
-    ELSE string_to_array(tool || '.' || array_to_string(array_sort(argument_names), ',' || tool || '.'), ',')
-  END AS fields,
-  CASE
-    WHEN sql_argument IS NOT NULL THEN coalesce(lineage['logic_fields'], CAST([] AS VARCHAR[]))
-    WHEN declared IS NOT NULL THEN declared
-    WHEN coalesce(cardinality(argument_names), 0) = 0 THEN CAST([] AS VARCHAR[])
-    ELSE string_to_array(tool || '.' || array_to_string(array_sort(argument_names), ',' || tool || '.'), ',')
-  END AS logic_fields,
+  CASE WHEN sql_argument IS NOT NULL THEN coalesce(lineage['fields'], CAST([] AS VARCHAR[])) ELSE without_sql END AS fields,
+  CASE WHEN sql_argument IS NOT NULL THEN coalesce(lineage['logic_fields'], CAST([] AS VARCHAR[])) ELSE without_sql END AS logic_fields,
   CASE
     WHEN sql_argument IS NOT NULL AND sql IS NULL THEN ['no ' || sql_argument || ' argument in the ' || tool || ' call']
     ELSE coalesce(lineage['reasons'], CAST([] AS VARCHAR[]))

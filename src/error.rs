@@ -59,9 +59,6 @@ impl From<DataFusionError> for Error {
                 _ => break,
             }
         }
-        if let Some(sentence) = sentence(&e.to_string()) {
-            return Error::Input(sentence);
-        }
         Error::DataFusion(Box::new(e))
     }
 }

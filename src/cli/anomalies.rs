@@ -176,18 +176,11 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(cmd) = &args.alert {
-        let status = tokio::process::Command::new("sh")
-            .arg("-c")
-            .arg(cmd)
-            .env("GROUNDCHECK_ANOMALIES", flagged.len().to_string())
-            .env("GROUNDCHECK_ANOMALIES_MESSAGE", &message)
-            .status()
-            .await;
-        match status {
-            Ok(s) if s.success() => {}
-            Ok(s) => eprintln!("anomalies: the --alert command exited with {s}"),
-            Err(e) => eprintln!("anomalies: cannot run the --alert command: {e}"),
-        }
+        let env = [
+            ("GROUNDCHECK_ANOMALIES", flagged.len().to_string()),
+            ("GROUNDCHECK_ANOMALIES_MESSAGE", message.clone()),
+        ];
+        super::common::alert("anomalies", cmd, &env).await;
     }
     Ok(ExitCode::from(1))
 }

@@ -137,21 +137,14 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The --alert hook; its own failure is said on stderr, never fatal to the watch.
+/// The --alert hook of a failed run.
 async fn alert(cmd: &str, run: u64, failed: &str, message: &str) {
-    let status = tokio::process::Command::new("sh")
-        .arg("-c")
-        .arg(cmd)
-        .env("GROUNDCHECK_CANARY_RUN", run.to_string())
-        .env("GROUNDCHECK_CANARY_FAILED", failed)
-        .env("GROUNDCHECK_CANARY_MESSAGE", message)
-        .status()
-        .await;
-    match status {
-        Ok(s) if s.success() => {}
-        Ok(s) => eprintln!("canary: the --alert command exited with {s}"),
-        Err(e) => eprintln!("canary: cannot run the --alert command: {e}"),
-    }
+    let env = [
+        ("GROUNDCHECK_CANARY_RUN", run.to_string()),
+        ("GROUNDCHECK_CANARY_FAILED", failed.to_string()),
+        ("GROUNDCHECK_CANARY_MESSAGE", message.to_string()),
+    ];
+    super::common::alert("canary", cmd, &env).await;
 }
 
 /// One run: the number of failed canaries.

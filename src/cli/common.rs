@@ -342,3 +342,19 @@ pub fn local_out(out: &std::path::Path, verb: &str) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// An `--alert CMD` hook (`sh -c`, with `env` added): its own failure is said on stderr,
+/// never fatal to the verb that raised it.
+pub async fn alert(verb: &str, cmd: &str, env: &[(&str, String)]) {
+    let status = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .status()
+        .await;
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => eprintln!("{verb}: the --alert command exited with {s}"),
+        Err(e) => eprintln!("{verb}: cannot run the --alert command: {e}"),
+    }
+}

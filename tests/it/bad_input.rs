@@ -665,13 +665,7 @@ fn jsonl_ingest_never_panics_and_counts_every_line() {
         .enable_all()
         .build()
         .unwrap();
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut rng = move |n: usize| {
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        (x.wrapping_mul(0x2545_F491_4F6C_DD1D) % n.max(1) as u64) as usize
-    };
+    let mut m = crate::support::Mutator::new(0x9E37_79B9_7F4A_7C15);
     const TOKENS: &[&[u8]] = &[
         b"{",
         b"}",
@@ -691,33 +685,8 @@ fn jsonl_ingest_never_panics_and_counts_every_line() {
         b"1e400",
     ];
     for i in 0..rounds {
-        let (table, file, seed) = &seeds[rng(seeds.len())];
-        let mut b = seed.clone();
-        for _ in 0..1 + rng(4) {
-            let n = b.len();
-            match rng(4) {
-                0 if n > 0 => {
-                    let a = rng(n);
-                    let e = (a + rng(128)).min(n);
-                    b.drain(a..e);
-                }
-                1 if n > 0 => {
-                    let a = rng(n);
-                    let e = (a + rng(400)).min(n);
-                    let span = b[a..e].to_vec();
-                    let at = rng(n);
-                    b.splice(at..at, span);
-                }
-                2 if n > 0 => {
-                    let at = rng(n);
-                    b[at] ^= 1 << rng(8);
-                }
-                _ => {
-                    let at = rng(n + 1);
-                    b.splice(at..at, TOKENS[rng(TOKENS.len())].iter().copied());
-                }
-            }
-        }
+        let (table, file, seed) = &seeds[m.below(seeds.len())];
+        let b = m.mutate(seed, TOKENS, 128, 400);
         let lines = b
             .split(|c| *c == b'\n')
             .enumerate()

@@ -398,13 +398,7 @@ fn importers_never_panic_on_mutated_real_traces() {
     std::thread::Builder::new()
         .stack_size(32 << 20)
         .spawn(move || {
-            let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-            let mut rng = move |n: usize| {
-                x ^= x >> 12;
-                x ^= x << 25;
-                x ^= x >> 27;
-                (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) % n.max(1) as u64) as usize
-            };
+            let mut m = crate::support::Mutator::new(0x2545_F491_4F6C_DD1D);
             const TOKENS: &[&[u8]] = &[
                 b"{",
                 b"}",
@@ -419,33 +413,8 @@ fn importers_never_panic_on_mutated_real_traces() {
                 b"\x00\xff",
             ];
             for i in 0..rounds {
-                let (format, name, seed) = &seeds[rng(seeds.len())];
-                let mut b = seed.clone();
-                for _ in 0..1 + rng(4) {
-                    let n = b.len();
-                    match rng(4) {
-                        0 if n > 0 => {
-                            let a = rng(n);
-                            let e = (a + rng(256)).min(n);
-                            b.drain(a..e);
-                        }
-                        1 if n > 0 => {
-                            let a = rng(n);
-                            let e = (a + rng(64)).min(n);
-                            let span = b[a..e].to_vec();
-                            let at = rng(n);
-                            b.splice(at..at, span);
-                        }
-                        2 if n > 0 => {
-                            let at = rng(n);
-                            b[at] ^= 1 << rng(8);
-                        }
-                        _ => {
-                            let at = rng(n + 1);
-                            b.splice(at..at, TOKENS[rng(TOKENS.len())].iter().copied());
-                        }
-                    }
-                }
+                let (format, name, seed) = &seeds[m.below(seeds.len())];
+                let b = m.mutate(seed, TOKENS, 256, 64);
                 let input = Input {
                     display: name.clone(),
                     bytes: b,

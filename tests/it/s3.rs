@@ -1,7 +1,6 @@
 //! Reading a project through `s3://` from a real S3-protocol server (s3_server.rs).
 
 use std::net::TcpStream;
-use std::time::Duration;
 
 use crate::s3_server::start;
 use crate::support::{cmd, copy_dir, demo, tree};
@@ -329,7 +328,6 @@ fn s3_server_dying_mid_upload_leaves_no_half_output() {
         &["report", "-q", "--data", dd, "--out", "local"],
     );
     let relay = DyingRelay::start(&s3.endpoint, 3);
-    let started = std::time::Instant::now();
     let out = s3
         .env(crate::support::cmd(tmp.path()).args([
             "report",
@@ -352,10 +350,6 @@ fn s3_server_dying_mid_upload_leaves_no_half_output() {
         stderr.lines().filter(|l| l.starts_with("error:")).count(),
         1,
         "{stderr}"
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(60),
-        "gave up in time"
     );
     let local = tree(&tmp.path().join("local"));
     let in_bucket = s3.root.path().join("lake/out/dying");

@@ -94,3 +94,55 @@ pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     walk(dir, dir, &mut out);
     out
 }
+
+/// The fixed-seed byte mutator of the fuzz tests (no new dependency): 1-4 edits per round,
+/// each a cut, a repeated span, a flipped bit or an inserted token.
+pub struct Mutator {
+    x: u64,
+}
+
+impl Mutator {
+    pub fn new(seed: u64) -> Mutator {
+        Mutator { x: seed }
+    }
+
+    /// A number below `n` (xorshift*).
+    pub fn below(&mut self, n: usize) -> usize {
+        self.x ^= self.x >> 12;
+        self.x ^= self.x << 25;
+        self.x ^= self.x >> 27;
+        (self.x.wrapping_mul(0x9E37_79B9_7F4A_7C15) % n.max(1) as u64) as usize
+    }
+
+    /// `seed` mutated: cuts up to `cut` bytes, repeats spans up to `span` bytes.
+    pub fn mutate(&mut self, seed: &[u8], tokens: &[&[u8]], cut: usize, span: usize) -> Vec<u8> {
+        let mut b = seed.to_vec();
+        for _ in 0..1 + self.below(4) {
+            let n = b.len();
+            match self.below(4) {
+                0 if n > 0 => {
+                    let a = self.below(n);
+                    let e = (a + self.below(cut)).min(n);
+                    b.drain(a..e);
+                }
+                1 if n > 0 => {
+                    let a = self.below(n);
+                    let e = (a + self.below(span)).min(n);
+                    let piece = b[a..e].to_vec();
+                    let at = self.below(n);
+                    b.splice(at..at, piece);
+                }
+                2 if n > 0 => {
+                    let at = self.below(n);
+                    b[at] ^= 1 << self.below(8);
+                }
+                _ => {
+                    let at = self.below(n + 1);
+                    let t = tokens[self.below(tokens.len())];
+                    b.splice(at..at, t.iter().copied());
+                }
+            }
+        }
+        b
+    }
+}

@@ -1282,34 +1282,31 @@ impl Visitor for ExprCollector<'_, '_, '_> {
             Expr::Function(f) => {
                 let name = f.name.to_string().to_lowercase();
                 if AGGREGATES.contains(&name.as_str()) {
-                    // What an aggregate reads is the measure: the query's logic.
-                    let mut l = Lineage::new();
-                    if let FunctionArguments::List(list) = &f.args {
-                        l.extend(self.an.expr_list(list.args.iter(), self.scope));
-                    }
-                    if let Some(filter) = &f.filter {
-                        l.extend(self.an.expr(filter, self.scope));
-                    }
-                    self.an.logic.extend(l);
-                }
-                if self.an.shapes.is_some() {
-                    let name = f.name.to_string().to_lowercase();
-                    if ["sum", "avg", "count"].contains(&name.as_str())
+                    // What an aggregate reads is the measure: the query's logic (and,
+                    // for the grain checks, what sum/avg/count add up).
+                    let args = match &f.args {
+                        FunctionArguments::List(list) => {
+                            self.an.expr_list(list.args.iter(), self.scope)
+                        }
+                        _ => Lineage::new(),
+                    };
+                    if self.an.shapes.is_some()
+                        && ["sum", "avg", "count"].contains(&name.as_str())
                         && let FunctionArguments::List(list) = &f.args
+                        && let Some(shape) = self.an.open_shapes.last_mut()
                     {
                         let distinct = matches!(
                             list.duplicate_treatment,
                             Some(datafusion::sql::sqlparser::ast::DuplicateTreatment::Distinct)
                         );
-                        let mut l = Lineage::new();
-                        for a in &list.args {
-                            if let FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) = a {
-                                l.extend(self.an.expr(x, self.scope));
-                            }
-                        }
-                        if let Some(shape) = self.an.open_shapes.last_mut() {
-                            shape.aggregates.push((name, distinct, l));
-                        }
+                        shape
+                            .aggregates
+                            .push((name.clone(), distinct, args.clone()));
+                    }
+                    self.an.logic.extend(args);
+                    if let Some(filter) = &f.filter {
+                        let l = self.an.expr(filter, self.scope);
+                        self.an.logic.extend(l);
                     }
                 }
                 if self.an.filters.is_some()
