@@ -22,9 +22,13 @@
 --   A reviewer's decision (reviews) wins over the automatic correct, grounded and
 --   failure_class; auto_* keep the automatic values, reviewed_by says who decided, and a
 --   reviewed task no longer needs review.
+--   A case with gold.expected_calls gets task_tool_calls' figures beside the seed's
+--   (tool_calls_valid … forbidden_tool_calls, NULL for other cases); a case with expected
+--   calls and no gold.answer is scored by its calls alone: correct = tool_calls_valid,
+--   and no answer step is no reason for review.
 -- grain: (run_id, server, case_id)
 -- inputs: tasks, task_grounding, task_definition_match, task_freshness, call_policy, task_cost,
---   trace_clarifications, failure_evidence, reviews
+--   trace_clarifications, failure_evidence, task_tool_calls, reviews
 -- nulls: correct is NULL when the answer cannot be read (or there is none); grounded is
 --   NULL when the grounding cannot be decided; a task whose case_id is not in cases (no
 --   gold record, or its line was refused) is left unlabeled: correct, grounded and
@@ -52,7 +56,12 @@ fe AS (
 ),
 base AS (
   SELECT t.run_id, t.server, t.case_id, t.user_role, t.as_user, t.answer,
-    CASE WHEN t.has_case THEN answer_correct(t.answer, t.gold['answer'], coalesce(t.gold['tolerance'], 0.0)) END AS correct,
+    CASE WHEN NOT t.has_case THEN NULL
+         WHEN t.gold['answer'] IS NULL AND tc.case_id IS NOT NULL THEN tc.tool_calls_valid
+         ELSE answer_correct(t.answer, t.gold['answer'], coalesce(t.gold['tolerance'], 0.0)) END AS correct,
+    t.gold['answer'] IS NULL AND tc.case_id IS NOT NULL AS scored_by_calls,
+    tc.tool_calls_valid, tc.tool_calls_reason, tc.tool_selection_precision, tc.tool_selection_recall,
+    tc.argument_accuracy, tc.tool_call_f1, tc.exact_sequence, tc.forbidden_tool_calls,
     g.grounding_precision, g.grounding_recall, g.task_recall, g.argument_tools, g.fields_used, g.forbidden_used, g.field_reasons,
     d.business_terms, d.definition_match, d.definition_mismatched, d.definition_unsure,
     f.freshness_pass, f.freshness_unknown, f.bound_hours IS NOT NULL AS freshness_bound,
@@ -76,6 +85,7 @@ base AS (
     FROM trace_clarifications WHERE case_id IS NOT NULL GROUP BY run_id, server, case_id) q
     ON q.run_id = t.run_id AND q.server = t.server AND q.case_id = t.case_id
   LEFT JOIN fe ON fe.run_id = t.run_id AND fe.server = t.server AND fe.case_id = t.case_id
+  LEFT JOIN task_tool_calls tc ON tc.run_id = t.run_id AND tc.server = t.server AND tc.case_id = t.case_id
 ),
 grounding AS (
   SELECT base.*,
@@ -107,10 +117,13 @@ SELECT run_id, server, case_id, user_role, as_user,
   grounding_precision, grounding_recall, task_recall, fields_used, forbidden_used,
   business_terms, definition_match, freshness_bound, freshness_pass, calls, policy_violations,
   clarification_turns, cost_usd, cost_source, answer,
+  tool_calls_valid, tool_calls_reason, tool_selection_precision, tool_selection_recall,
+  argument_accuracy, tool_call_f1, exact_sequence, forbidden_tool_calls,
   CASE WHEN NOT has_case THEN ['case_id not in cases: left unlabeled (a cases line refused by --on-bad-line skip is in rejects.jsonl)']
   ELSE array_concat(
-    CASE WHEN answer IS NULL THEN ['no answer step'] ELSE CAST([] AS VARCHAR[]) END,
-    CASE WHEN answer IS NOT NULL AND correct IS NULL THEN ['answer cannot be read against the gold answer'] ELSE CAST([] AS VARCHAR[]) END,
+    CASE WHEN answer IS NULL AND NOT scored_by_calls THEN ['no answer step'] ELSE CAST([] AS VARCHAR[]) END,
+    CASE WHEN answer IS NOT NULL AND correct IS NULL AND NOT scored_by_calls THEN ['answer cannot be read against the gold answer'] ELSE CAST([] AS VARCHAR[]) END,
+    CASE WHEN tool_calls_reason IS NOT NULL AND tool_calls_valid IS NULL THEN ['expected calls not read: ' || tool_calls_reason] ELSE CAST([] AS VARCHAR[]) END,
     CASE WHEN cardinality(field_reasons) > 0 THEN ['SQL not resolved: ' || array_to_string(field_reasons, '; ')] ELSE CAST([] AS VARCHAR[]) END,
     CASE WHEN cardinality(definition_unsure) > 0 THEN ['definition undecided for: ' || array_to_string(definition_unsure, ', ')] ELSE CAST([] AS VARCHAR[]) END,
     CASE WHEN freshness_unknown THEN ['result age unknown (no timestamps)'] ELSE CAST([] AS VARCHAR[]) END,
@@ -148,5 +161,7 @@ SELECT run_id, server, case_id, user_role, as_user,
   CASE WHEN human_correct IS NULL OR final_correct IS NULL OR final_grounded IS NULL THEN NULL
        ELSE human_correct = final_correct AND human_grounded = final_grounded
             AND coalesce(human_failure_class, '-') = coalesce(final_class, '-') END AS agrees_with_human,
-  correct AS auto_correct, grounded AS auto_grounded, failure_class AS auto_failure_class, reviewed_by
+  correct AS auto_correct, grounded AS auto_grounded, failure_class AS auto_failure_class, reviewed_by,
+  tool_calls_valid, tool_calls_reason, tool_selection_precision, tool_selection_recall,
+  argument_accuracy, tool_call_f1, exact_sequence, forbidden_tool_calls
 FROM reviewed

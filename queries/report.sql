@@ -14,7 +14,12 @@
 --   that differ in everything else) and correct_not_grounded (tasks correct and not
 --   grounded: "Count how many were correct and not grounded", its what-to-do-tomorrow
 --   number). Undecided tasks (NULL) count in no numerator but stay in
---   the denominators the seed names.
+--   the denominators the seed names. Then, beside the seed's object (report.parquet and
+--   the printed table, never report.json), the tool-call figures of the tasks whose case
+--   has gold.expected_calls (task_tool_calls): tool_call_tasks, tool_calls_valid_rate
+--   (BFCL's accuracy), the means of tool_selection_precision, tool_selection_recall,
+--   argument_accuracy and tool_call_f1 over those tasks, and exact_sequence_rate; NULL
+--   when no case has expected calls.
 -- grain: (server, run_id)
 -- inputs: labels
 -- nulls: means and costs are rounded (12 and 10 decimals) so that the order of
@@ -43,6 +48,15 @@ SELECT
   ) AS failures_by_class,
   count(*) FILTER (WHERE needs_human_review) AS needs_human_review,
   CAST(count(*) FILTER (WHERE correct) AS DOUBLE) / count(*) AS pass_rate,
-  count(*) FILTER (WHERE correct AND grounded = false) AS correct_not_grounded
+  count(*) FILTER (WHERE correct AND grounded = false) AS correct_not_grounded,
+  count(*) FILTER (WHERE tool_calls_valid IS NOT NULL OR tool_calls_reason IS NOT NULL) AS tool_call_tasks,
+  CAST(count(*) FILTER (WHERE tool_calls_valid) AS DOUBLE)
+    / nullif(count(*) FILTER (WHERE tool_calls_valid IS NOT NULL OR tool_calls_reason IS NOT NULL), 0) AS tool_calls_valid_rate,
+  round(avg(tool_selection_precision), 12) AS tool_selection_precision,
+  round(avg(tool_selection_recall), 12) AS tool_selection_recall,
+  round(avg(argument_accuracy), 12) AS argument_accuracy,
+  round(avg(tool_call_f1), 12) AS tool_call_f1,
+  CAST(count(*) FILTER (WHERE exact_sequence) AS DOUBLE)
+    / nullif(count(*) FILTER (WHERE exact_sequence IS NOT NULL), 0) AS exact_sequence_rate
 FROM labels
 GROUP BY server, run_id

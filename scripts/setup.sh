@@ -56,4 +56,16 @@ for v in producers openllmetry phoenix; do
     echo "$sum" > "$venvs/$v/.requirements"
   fi
 done
+# The Berkeley Function Calling Leaderboard's package, for its data and its own AST
+# checker (tests/bfcl/agree.py); without its model clients (--no-deps: the checker needs
+# none of them, and they pull in torch).
+req=tests/bfcl/requirements.txt
+sum=$(sha256sum "$req" | cut -c1-16)
+if [ "$(cat "$venvs/bfcl/.requirements" 2>/dev/null)" != "$sum" ]; then
+  echo "setup: installing the bfcl venv ($req, --no-deps)"
+  rm -rf "$venvs/bfcl"
+  python3 -m venv "$venvs/bfcl"
+  "$venvs/bfcl/bin/pip" install --quiet --disable-pip-version-check --no-deps -r "$req"
+  echo "$sum" > "$venvs/bfcl/.requirements"
+fi
 echo "setup: producer venvs in $venvs ($("$venvs/producers/bin/python" -c 'import importlib.metadata as m; print("mcp", m.version("mcp"), "fastmcp", m.version("fastmcp"), "pydantic-ai", m.version("pydantic-ai-slim"))'))"

@@ -153,7 +153,7 @@ pub static CASES: LazyLock<TableSpec> = LazyLock::new(|| {
     TableSpec::new(
         "cases",
         "cases",
-        "One gold record per line of `cases.jsonl`, exactly the case schema of seed 000.",
+        "One gold record per line of `cases.jsonl`, the case schema of seed 000 (and, marked so, our tool-call extension of its gold).",
         vec![
             col("case_id", Ty::Str, REQ, "Unique id of the case."),
             col(
@@ -173,7 +173,12 @@ pub static CASES: LazyLock<TableSpec> = LazyLock::new(|| {
             col(
                 "gold",
                 Ty::Struct(vec![
-                    col("answer", Ty::Answer, REQ, "The correct answer."),
+                    col(
+                        "answer",
+                        Ty::Answer,
+                        OPT,
+                        "The correct answer; null only for a case scored by its expected calls alone (then `correct` is whether the calls match).",
+                    ),
                     col(
                         "tolerance",
                         Ty::Float,
@@ -224,6 +229,44 @@ pub static CASES: LazyLock<TableSpec> = LazyLock::new(|| {
                         Ty::Str,
                         OPT,
                         "The entitlement the policy oracle checks against.",
+                    ),
+                    col(
+                        "expected_calls",
+                        Ty::List(Box::new(Ty::Struct(vec![
+                            col("tool", Ty::Str, REQ, "The tool to call."),
+                            col(
+                                "arguments",
+                                Ty::Json,
+                                OPT,
+                                "Parameter -> list of acceptable values (BFCL's possible answers; `\"\"` in a list: may be left out).",
+                            ),
+                            col(
+                                "parameters",
+                                Ty::Json,
+                                OPT,
+                                "The tool's parameter schema (JSON Schema or BFCL's); null: types from the acceptable values.",
+                            ),
+                        ]))),
+                        OPT,
+                        "Not in seed 000 (our extension, docs/tool-calls.md): the tool calls a correct answer makes.",
+                    ),
+                    col(
+                        "call_order",
+                        Ty::Enum(&["any", "strict"]),
+                        OPT,
+                        "Whether the expected calls must come in their order (default any).",
+                    ),
+                    col(
+                        "argument_match",
+                        Ty::Enum(&["bfcl", "strict"]),
+                        OPT,
+                        "How argument values compare: BFCL's checker's rules (default) or exactly.",
+                    ),
+                    col(
+                        "forbidden_tools",
+                        strs(),
+                        OPT,
+                        "Tools the task must not call.",
                     ),
                 ]),
                 REQ,
@@ -844,7 +887,11 @@ mod tests {
                 "definition",
                 "window",
                 "freshness_bound_hours",
-                "policy_scope"
+                "policy_scope",
+                "expected_calls",
+                "call_order",
+                "argument_match",
+                "forbidden_tools"
             ]
         );
     }

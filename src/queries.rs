@@ -44,6 +44,7 @@ pub const FILES: &[(&str, &str)] = query_files![
     "metrics/freshness.sql",
     "metrics/grounding.sql",
     "metrics/policy.sql",
+    "metrics/tool_calls.sql",
     "replay.sql",
     "response_anomalies.sql",
     "replay_summary.sql",

@@ -319,8 +319,33 @@ pub fn report_table(batches: &[RecordBatch]) -> Result<String> {
         }
         lines.push(line);
     }
+    // Tool-call correctness, when some case lists expected calls (docs/tool-calls.md).
+    if rows.iter().any(|r| {
+        r.get("tool_call_tasks")
+            .and_then(Value::as_i64)
+            .is_some_and(|n| n > 0)
+    }) {
+        for f in TOOL_CALL_FIELDS {
+            let mut line = vec![f.to_string()];
+            for r in &rows {
+                line.push(fmt_value(r.get(*f)));
+            }
+            lines.push(line);
+        }
+    }
     Ok(align(&lines))
 }
+
+/// The report's tool-call figures (queries/report.sql), beside the seed's fields.
+pub const TOOL_CALL_FIELDS: &[&str] = &[
+    "tool_call_tasks",
+    "tool_calls_valid_rate",
+    "tool_selection_precision",
+    "tool_selection_recall",
+    "argument_accuracy",
+    "tool_call_f1",
+    "exact_sequence_rate",
+];
 
 pub fn fmt_value(v: Option<&Value>) -> String {
     match v {

@@ -433,12 +433,13 @@ fn task(seed: u64, i: u64, cases: &mut Vec<u8>, steps: &mut Vec<u8>) -> Result<(
         credential: &as_user,
     };
     if warehouse {
-        let sql = fill(match defect {
-            Defect::Semantic => *r.pick(fam.semantic_sql),
+        let template: &str = match defect {
+            Defect::Semantic => r.pick::<&str>(fam.semantic_sql),
             Defect::Window => fam.window_sql.expect("drawn only when present"),
             Defect::Fanout => fam.fanout_sql.expect("drawn only when present"),
-            _ => *r.pick(fam.good_sql),
-        });
+            _ => r.pick::<&str>(fam.good_sql),
+        };
+        let sql = fill(template);
         let result = json!({"rows": rows});
         if defect == Defect::Pagination {
             let first = json!({"rows": rows, "next_cursor": "p2"});

@@ -119,6 +119,9 @@ pub fn import_traces(
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let files = read_inputs(&args.paths)?;
+    if args.format == Format::Bfcl {
+        return bfcl(&args, &files);
+    }
     let opts = args.tie.options(&args.run_id).await?;
     let imported = import_traces(args.format, &files, &opts, args.allow_unmatched)?;
     let name = args.format.name();
@@ -156,6 +159,38 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     for (what, n) in &imported.lacking {
         println!("lacking: {what}: {n}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `import bfcl`: cases with expected calls and the model's calls as steps.
+fn bfcl(args: &Args, files: &[Input]) -> anyhow::Result<ExitCode> {
+    let server = args.tie.server.as_deref().unwrap_or("bfcl");
+    let read = groundcheck::import::bfcl::read(files, &args.run_id, server)?;
+    for note in &read.notes {
+        println!("{note}");
+    }
+    if !read.cases.is_empty() {
+        let mut text = String::new();
+        for c in &read.cases {
+            text.push_str(&c.to_string());
+            text.push('\n');
+        }
+        let path = args.out.join("cases.jsonl");
+        groundcheck::output::write_atomic(&path, text.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        println!("-> {}", path.display());
+    }
+    if !read.steps.is_empty() {
+        let steps = steps_batch(&groundcheck::import::json_columns_as_text(read.steps))?;
+        let path = args
+            .out
+            .join("traces")
+            .join(format!("bfcl-{server}.parquet"));
+        let mut f = ParquetFile::create(&path, steps.schema())?;
+        f.write(&steps)?;
+        f.finish()?;
+        println!("-> {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,10 +1,12 @@
 //! Trace importers: OpenTelemetry (OTLP protobuf and JSON; GenAI, MCP, OpenInference and
 //! OpenLLMetry conventions), Arize Phoenix's span exports, and MCP JSON-RPC logs, mapped
-//! into `steps` rows (and, from a logged tools/list, `tool_snapshots` rows). Spans are
+//! into `steps` rows (and BFCL's question, possible-answer and result files into cases
+//! and steps: bfcl.rs) (and, from a logged tools/list, `tool_snapshots` rows). Spans are
 //! decoded by format (`otlp`, `phoenix`) and made into steps in one place (`spans`). The
 //! mapping is documented in docs/importers.md. What a format lacks is left null and
 //! counted, never invented.
 
+pub mod bfcl;
 pub mod collect;
 pub mod mcp_log;
 pub mod otlp;
@@ -33,6 +35,10 @@ pub enum Format {
     Phoenix,
     /// A JSON-lines log of MCP JSON-RPC messages: {"direction", "timestamp", "message"}.
     McpLog,
+    /// The Berkeley Function Calling Leaderboard's question, possible-answer and model
+    /// result files (JSON lines, as bfcl-eval ships and writes them): cases with expected
+    /// calls (OUT/cases.jsonl) and the model's calls as steps (--server names the model).
+    Bfcl,
 }
 
 impl Format {
@@ -42,6 +48,7 @@ impl Format {
             Format::Otlp => "otlp",
             Format::Phoenix => "phoenix",
             Format::McpLog => "mcp-log",
+            Format::Bfcl => "bfcl",
         }
     }
 }
@@ -216,6 +223,11 @@ pub fn import(format: Format, files: &[Input], opts: &Options) -> Result<Importe
             Format::Otlp => otlp::read(f, &mut all_spans)?,
             Format::Phoenix => phoenix::read(f, &mut all_spans)?,
             Format::McpLog => mcp_log::read(f, opts, &mut steps, &mut out)?,
+            Format::Bfcl => {
+                return Err(Error::Input(
+                    "BFCL files are cases and steps: read them with bfcl::read".into(),
+                ));
+            }
         }
         let n = if format == Format::McpLog {
             out.records - records

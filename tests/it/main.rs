@@ -2,6 +2,7 @@
 //! One test binary, so DataFusion is linked once.
 
 mod bad_input;
+mod bfcl;
 mod canary;
 mod cli;
 mod drift;

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::support::{cmd, demo, ok, root, run, sql_csv};
 
-fn venv_python(name: &str) -> PathBuf {
+pub fn venv_python(name: &str) -> PathBuf {
     let base = std::env::var_os("GROUNDCHECK_VENVS")
         .map(PathBuf::from)
         .unwrap_or_else(|| {

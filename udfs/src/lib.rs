@@ -18,6 +18,7 @@ pub mod sql;
 pub mod sql_fields;
 pub mod sql_grain_issues;
 pub mod sql_time_filters;
+pub mod tool_calls;
 pub mod tool_changes;
 pub mod validate_args;
 
@@ -31,6 +32,8 @@ use datafusion::logical_expr::ScalarUDF;
 pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
     let all: Vec<ScalarUDF> = vec![
         ScalarUDF::new_from_impl(answer_correct::AnswerCorrect::default()),
+        ScalarUDF::new_from_impl(tool_calls::CallMatch::default()),
+        ScalarUDF::new_from_impl(tool_calls::CallsMatch::default()),
         ScalarUDF::new_from_impl(policy_violations::PolicyViolations::default()),
         ScalarUDF::new_from_impl(predicate_match::PredicateMatch::verdict()),
         ScalarUDF::new_from_impl(predicate_match::PredicateMatch::reason()),
