@@ -589,6 +589,11 @@ pub fn append_history(
     let mut rows = Vec::new();
     for r in rows_as_json(report)? {
         let s = |k: &str| r.get(k).cloned().unwrap_or(Value::Null);
+        // Tool-call figures only where some case has expected calls, as in the table.
+        let tool_calls = r
+            .get("tool_call_tasks")
+            .and_then(Value::as_i64)
+            .is_some_and(|n| n > 0);
         let mut push = |metric: String, v: Option<&Value>| {
             rows.push(serde_json::json!({
                 "recorded_at": recorded_at, "server": s("server"), "run_id": s("run_id"),
@@ -598,6 +603,7 @@ pub fn append_history(
         for (k, v) in &r {
             match (k.as_str(), v) {
                 ("server" | "run_id", _) => {}
+                (k, _) if !tool_calls && TOOL_CALL_FIELDS.contains(&k) => {}
                 (_, Value::Object(inner)) => {
                     for (ik, iv) in inner {
                         push(format!("{k}.{ik}"), Some(iv));

@@ -131,7 +131,12 @@ fn bfcl_import_reads_both_result_styles_and_names_bad_lines() {
     )
     .unwrap();
     for (file, server) in [("fc.json", "fc"), ("prompt.json", "prompting")] {
-        ok(d, &["import", "bfcl", "q.json", "a.json", file, "--server", server, "--out", "p"]);
+        ok(
+            d,
+            &[
+                "import", "bfcl", "q.json", "a.json", file, "--server", server, "--out", "p",
+            ],
+        );
     }
     assert_eq!(
         sql_csv(
