@@ -165,6 +165,12 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// `import bfcl`: cases with expected calls and the model's calls as steps.
 fn bfcl(args: &Args, files: &[Input]) -> anyhow::Result<ExitCode> {
+    // BFCL's files name their cases themselves.
+    if args.tie.cases.is_some() || !args.tie.case_from.is_empty() || args.allow_unmatched {
+        anyhow::bail!(
+            "import bfcl makes its cases from the question files: --cases, --case-from and --allow-unmatched do not apply"
+        );
+    }
     let server = args.tie.server.as_deref().unwrap_or("bfcl");
     let read = groundcheck::import::bfcl::read(files, &args.run_id, server)?;
     for note in &read.notes {

@@ -314,8 +314,12 @@ impl Py<'_> {
     fn name(&mut self) -> std::result::Result<String, String> {
         self.ws();
         let start = self.i;
+        // Python names may hold any Unicode letter (`año_vehiculo`, seen in BFCL's live
+        // data): every non-ASCII byte is taken as part of one.
         while self.i < self.s.len()
-            && (self.s[self.i].is_ascii_alphanumeric() || self.s[self.i] == b'_')
+            && (self.s[self.i].is_ascii_alphanumeric()
+                || self.s[self.i] == b'_'
+                || self.s[self.i] >= 0x80)
         {
             self.i += 1;
         }
@@ -367,12 +371,26 @@ impl Py<'_> {
                 b'\\' => {
                     let e = *self.s.get(self.i).ok_or("unterminated string")?;
                     self.i += 1;
-                    out.push(match e {
-                        b'n' => b'\n',
-                        b't' => b'\t',
-                        b'r' => b'\r',
-                        other => other,
-                    });
+                    let hex = |p: &mut Self, n: usize| -> std::result::Result<char, String> {
+                        let digits = p.s.get(p.i..p.i + n).ok_or("short escape")?;
+                        p.i += n;
+                        u32::from_str_radix(&String::from_utf8_lossy(digits), 16)
+                            .ok()
+                            .and_then(char::from_u32)
+                            .ok_or_else(|| "bad escape".to_string())
+                    };
+                    let c = match e {
+                        b'n' => '\n',
+                        b't' => '\t',
+                        b'r' => '\r',
+                        b'0' => '\0',
+                        b'x' => hex(self, 2)?,
+                        b'u' => hex(self, 4)?,
+                        b'U' => hex(self, 8)?,
+                        other => other as char,
+                    };
+                    let mut buf = [0; 4];
+                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
                 }
                 c if c == q => return String::from_utf8(out).map_err(|e| e.to_string()),
                 c => out.push(c),
@@ -460,6 +478,14 @@ mod tests {
             )]
         );
         assert_eq!(python_calls("[]").unwrap(), vec![]);
+        assert_eq!(
+            python_calls("[f(año=2024)]").unwrap(),
+            vec![("f".to_string(), json!({"año": 2024}))]
+        );
+        assert_eq!(
+            python_calls(r"[f(s='it\'s \xe9\u2019\n')]").unwrap(),
+            vec![("f".to_string(), json!({"s": "it's \u{e9}\u{2019}\n"}))]
+        );
         assert!(
             python_calls("[f(a=x)]")
                 .unwrap_err()

@@ -20,8 +20,10 @@ entry, a model that does not (the outputs here keep the names as given).
 
 Usage: agree.py OUT [N]
 """
+import ast
 import copy
 import json
+import re
 import os
 import sys
 import types
@@ -160,6 +162,29 @@ def variants(case_id, question, gt):
     return out
 
 
+NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+def python_syntax(output):
+    """`[f(a=1, b='x')]`, or None when a name or key is not a Python identifier."""
+    parts = []
+    for call in output:
+        for name, args in call.items():
+            if not NAME.match(name) or not all(k.isidentifier() for k in args):
+                return None
+            parts.append(f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})")
+    return "[" + ", ".join(parts) + "]"
+
+
+def decode_python(text):
+    """BFCL's ast decoding of a prompting model's answer (its resolve_ast_call, for
+    keyword arguments whose values are literals)."""
+    def name_of(f):
+        return f.id if isinstance(f, ast.Name) else name_of(f.value) + "." + f.attr
+    tree = ast.parse(text, mode="eval").body
+    return [{name_of(c.func): {k.arg: ast.literal_eval(k.value) for k in c.keywords}} for c in tree.elts]
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     questions, answers, by_kind, verdicts = [], [], {}, []
@@ -175,6 +200,14 @@ def main():
                 by_kind.setdefault(kind, []).append(
                     {"id": q["id"], "result": [{n: json.dumps(p)} for c in output for n, p in c.items()]})
                 verdicts.append((kind, q["id"], "true" if r["valid"] else "false", r.get("error_type", "")))
+                # The same output as a prompting model writes it: Python call syntax made by
+                # Python's repr, decoded by Python's ast as BFCL's decoder does, then checked.
+                text = python_syntax(output)
+                if text is not None:
+                    decoded = decode_python(text)
+                    r = ast_checker(q["function"], decoded, a["ground_truth"], Language.PYTHON, cat, "groundcheck")
+                    by_kind.setdefault(kind + "_py", []).append({"id": q["id"], "result": text})
+                    verdicts.append((kind + "_py", q["id"], "true" if r["valid"] else "false", r.get("error_type", "")))
     with open(os.path.join(OUT, "questions.json"), "w") as f:
         f.writelines(json.dumps(q) + "\n" for q in questions)
     with open(os.path.join(OUT, "answers.json"), "w") as f:
