@@ -9,7 +9,10 @@
 use std::path::Path;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use groundcheck::{Session, SessionOptions, chunks, ingest, scoring};
+use groundcheck::engine::ingest;
+use groundcheck::eval::labels::{Labeler, Options};
+use groundcheck::eval::report;
+use groundcheck::{Session, SessionOptions};
 
 fn project(tasks: u64, dir: &Path, rt: &tokio::runtime::Runtime) {
     let jsonl = dir.join("jsonl");
@@ -28,26 +31,23 @@ fn project(tasks: u64, dir: &Path, rt: &tokio::runtime::Runtime) {
 }
 
 async fn label_and_report(data: &Path, out: &Path) -> usize {
-    let session = Session::open(SessionOptions {
+    let labeler = Labeler::open(SessionOptions {
         data: data.to_string_lossy().into_owned(),
-        chunked: true,
         ..Default::default()
     })
     .await
     .unwrap();
-    let opts = chunks::Options {
+    let opts = Options {
         allow_empty: true,
         chunk_steps: 250_000,
-        oracle: None,
+        ..Default::default()
     };
-    chunks::write_labels(&session, out, &opts, &|_, _, _| {})
+    labeler.write(out, &opts, &|_, _, _| {}).await.unwrap();
+    let labels = report::over_labels(&out.join("labels.parquet"), None)
         .await
         .unwrap();
-    let labels = scoring::labels_file_context(&out.join("labels.parquet"))
-        .await
-        .unwrap();
-    let (_, report) = scoring::report_in(&labels).await.unwrap();
-    scoring::row_count(&report)
+    let (_, report) = report::report(&labels).await.unwrap();
+    groundcheck::engine::query::row_count(&report)
 }
 
 fn bench(c: &mut Criterion) {

@@ -1,37 +1,23 @@
 //! groundcheck: SQL analytics over MCP agent traces.
 //!
-//! The library behind the `groundcheck` binary: the input tables (`model`), reading them
-//! from local folders or S3 (`location`, `ingest`, `session`), and writing results
-//! (`output`). Metrics live in `queries/*.sql`; functions they call live in the
-//! `groundcheck-udfs` crate.
+//! Data flows one way (docs/architecture.md):
+//! `store` (where bytes live) → `input` (JSONL reader and validator, rejects, importers) →
+//! `engine` (one DataFusion context, the session's tables, then the `queries/*.sql` views;
+//! Ballista behind the `ballista` feature) → `eval` (labels, reports, the policy oracle,
+//! samples) and `drift` (snapshots, schema diffs) → `output` (files written whole, S3).
+//! `mcp` (the gateway, the runner, canaries) records traces and snapshots; `synth`
+//! generates projects. The functions the SQL calls live in the `groundcheck-udfs` crate.
 
-pub mod anomaly_settings;
-pub mod canary;
-pub mod child_env;
-pub mod chunks;
-pub mod cluster;
-pub mod docs;
 pub mod drift;
-pub mod drift_format;
-pub mod drift_rules;
+pub mod engine;
 pub mod error;
-pub mod gateway;
-pub mod import;
-pub mod ingest;
-pub mod label_writer;
-pub mod location;
+pub mod eval;
+pub mod input;
+pub mod mcp;
 pub mod model;
-pub mod oracle;
 pub mod output;
-pub mod queries;
-pub mod remote_out;
-pub mod runner;
-pub mod sample;
-pub mod scoring;
-pub mod session;
-pub mod snapshot;
+pub mod store;
 pub mod synth;
-pub mod synth_context;
 
+pub use engine::session::{Session, SessionOptions};
 pub use error::{Error, Result};
-pub use session::{Session, SessionOptions};

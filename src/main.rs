@@ -7,7 +7,6 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    quiet_on_closed_pipe();
     let args = cli::Cli::parse();
     // Ballista and DataFusion log through `log`: RUST_LOG shows it; the cluster verbs log
     // at info by default.
@@ -49,11 +48,6 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            if let Some(gc) = e.downcast_ref::<groundcheck::Error>()
-                && groundcheck::output::is_broken_pipe(gc)
-            {
-                return ExitCode::SUCCESS;
-            }
             let text = format!("{e:#}");
             eprintln!(
                 "error: {}",
@@ -62,26 +56,6 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-/// A closed pipe (`groundcheck report | head`, `functions | true`) ends the run quietly with
-/// exit 0, as `cat` or `grep` would end: every printing verb prints with `println!`, which
-/// panics on EPIPE; the hook turns exactly that panic into an exit, in one place for all
-/// verbs. Outputs are written (and renamed into place) before anything is printed.
-fn quiet_on_closed_pipe() {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let p = info.payload();
-        let msg = p
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| p.downcast_ref::<&str>().copied())
-            .unwrap_or_default();
-        if msg.starts_with("failed printing to stdout") && msg.contains("os error 32") {
-            std::process::exit(0);
-        }
-        default(info)
-    }));
 }
 
 /// Set once a signal stopped the verb.

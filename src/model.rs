@@ -790,6 +790,26 @@ pub static REPORT_HISTORY: LazyLock<TableSpec> = LazyLock::new(|| {
     )
 });
 
+/// `external_policy`: the policy oracle's answer for each call it was asked about, as it
+/// came (`eval::oracle`); queries/metrics/oracle.sql turns answers into violations.
+pub const EXTERNAL_POLICY: &str = "external_policy";
+
+pub fn external_policy_schema() -> SchemaRef {
+    let list = || DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)));
+    Arc::new(Schema::new(vec![
+        Field::new("run_id", DataType::Utf8, true),
+        Field::new("server", DataType::Utf8, true),
+        Field::new("trace_id", DataType::Utf8, true),
+        Field::new("call_id", DataType::Utf8, true),
+        // What was sent: the result's row count and its columns (sorted).
+        Field::new("rows", DataType::Int64, true),
+        Field::new("columns", list(), true),
+        // The answer line, NULL when none came; then `failure` says why.
+        Field::new("answer", DataType::Utf8, true),
+        Field::new("failure", DataType::Utf8, true),
+    ]))
+}
+
 pub fn all_tables() -> [&'static TableSpec; 13] {
     [
         &CASES,

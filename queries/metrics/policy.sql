@@ -4,13 +4,13 @@
 --   with the policy of the case's as_user: the policies row for that user, else the row for
 --   the user's role. Also kept as evidence: a call whose credential does not carry the end
 --   user's identity (credential_subject differs from as_user). When an external oracle
---   ran (--policy-oracle), its findings (external_policy) are added to the built-in ones.
+--   ran (--policy-oracle), its verdicts (oracle_verdicts) are added to the built-in ones.
 --   Our choice: a call whose result is an error, or of a tool that reads no data field
 --   (tool_lineage: no SQL argument and `fields: []`, as list_tables), returned no rows of
 --   the warehouse, so the built-in oracle does not look at it (a table list has no
 --   sales_region to check a row filter against; it is not a row the user may not see).
 -- grain: (run_id, server, trace_id, call_id)
--- inputs: calls, tasks, policies, tool_lineage, external_policy
+-- inputs: calls, tasks, policies, tool_lineage, oracle_verdicts
 -- nulls: violations is NULL for a call without a result or whose result is not JSON;
 --   policy_scope is NULL when no policy row applies; checked says whether any oracle
 --   looked at the call
@@ -41,4 +41,4 @@ SELECT c.run_id, c.server, c.case_id, c.trace_id, c.call_id, c.tool, c.as_user, 
   c.policy_scope IS NOT NULL OR e.call_id IS NOT NULL AS checked,
   c.credential_subject IS NOT NULL AND c.as_user IS NOT NULL AND c.credential_subject <> c.as_user AS foreign_credential
 FROM checked c
-LEFT JOIN external_policy e ON e.run_id = c.run_id AND e.server = c.server AND e.trace_id = c.trace_id AND e.call_id = c.call_id
+LEFT JOIN oracle_verdicts e ON e.run_id = c.run_id AND e.server = c.server AND e.trace_id = c.trace_id AND e.call_id = c.call_id

@@ -4,10 +4,10 @@
 use std::process::ExitCode;
 
 use clap::{Args as ClapArgs, ValueEnum};
-use groundcheck::scoring;
 use serde_json::Value;
 
 use super::common::{Input, Output, finish};
+use super::print::{out, outln};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Window {
@@ -73,7 +73,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         Window::Day => "day",
     };
     let result = async {
-        scoring::collect(
+        groundcheck::engine::query::collect(
             &session.ctx,
             &format!(
                 "INSERT INTO anomaly_settings VALUES ('{unit}', {}, {}, {}, {})",
@@ -84,12 +84,12 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             ),
         )
         .await?;
-        let (_, total) = scoring::collect(
+        let (_, total) = groundcheck::engine::query::collect(
             &session.ctx,
             "SELECT count(*) AS windows, count(DISTINCT server || '/' || tool) AS tools FROM tool_health",
         )
         .await?;
-        let (_, flagged) = scoring::collect(
+        let (_, flagged) = groundcheck::engine::query::collect(
             &session.ctx,
             "SELECT server, tool, CAST(window_start AS VARCHAR) AS window_start, calls, errors, empty, \
              empty_rate, baseline_empty_rate, error_rate, baseline_error_rate, baseline_windows, \
@@ -97,7 +97,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
              ORDER BY server, tool, window_start",
         )
         .await?;
-        Ok::<_, groundcheck::Error>((scoring::rows_as_json(&total)?, scoring::rows_as_json(&flagged)?))
+        Ok::<_, groundcheck::Error>((groundcheck::engine::query::rows_as_json(&total)?, groundcheck::engine::query::rows_as_json(&flagged)?))
     }
     .await;
     finish(&session, &args.output.out, args.output.quiet)?;
@@ -115,10 +115,12 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let s = |r: &serde_json::Map<String, Value>, k: &str| {
         r.get(k).and_then(Value::as_str).unwrap_or("?").to_string()
     };
-    let rate = |r: &serde_json::Map<String, Value>, k: &str| scoring::fmt_value(r.get(k));
+    let rate = |r: &serde_json::Map<String, Value>, k: &str| {
+        groundcheck::output::text::fmt_value(r.get(k))
+    };
     if args.json {
         for r in &flagged {
-            println!("{}", Value::Object(r.clone()));
+            outln!("{}", Value::Object(r.clone()));
         }
     } else if !flagged.is_empty() {
         let mut lines = vec![
@@ -162,7 +164,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 flag.to_string(),
             ]);
         }
-        print!("{}", scoring::align_left(&lines));
+        out!("{}", groundcheck::output::text::align_left(&lines));
     }
     let message = format!(
         "{} of {windows} {unit} window(s) of {tools} tool(s) flagged (jump {}, min calls {}, baseline of {} healthy windows)",

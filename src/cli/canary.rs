@@ -4,11 +4,12 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use super::print::outln;
 use anyhow::Context;
 use clap::Args as ClapArgs;
-use groundcheck::canary::{self, Seen};
+use groundcheck::drift::snapshot::{connect, server_info};
+use groundcheck::mcp::canary::{self, Seen};
 use groundcheck::output::write_atomic;
-use groundcheck::snapshot::{connect, server_info};
 use serde_json::{Value, json};
 
 /// Run canaries (seed 002: "known-good queries with known-expected responses, run on a
@@ -91,7 +92,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let canaries = canary::parse(&args.canaries.display().to_string(), &text)?;
     let source = match &args.source {
         Some(s) => s.clone(),
-        None => groundcheck::snapshot::stdio_source(&args.command),
+        None => groundcheck::drift::snapshot::stdio_source(&args.command),
     };
     let mut n = 0;
     let mut failed_runs = 0;
@@ -110,7 +111,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             )),
             Err(e) if args.every.is_some() => {
                 let msg = format!("run {n}: {source} could not be checked: {e:#}");
-                println!("FAIL {msg}");
+                outln!("FAIL {msg}");
                 Some(("unreachable".to_string(), msg))
             }
             Err(e) => return Err(e),
@@ -124,7 +125,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         let more = args.every.is_some() && args.runs.is_none_or(|r| n < r);
         if !more {
             if args.every.is_some() {
-                println!("{n} run(s), {failed_runs} failed");
+                outln!("{n} run(s), {failed_runs} failed");
             }
             // Exit 1 when any run failed, not only the last.
             return Ok(if failed_runs > 0 {
@@ -192,7 +193,7 @@ async fn once(args: &Args, canaries: &[canary::Canary], source: &str) -> anyhow:
             Ok(Ok(r)) => {
                 let v = serde_json::to_value(&r).context("tools/call result")?;
                 let is_error = v.get("isError").and_then(Value::as_bool).unwrap_or(false);
-                (is_error, canary::result_value(&v))
+                (is_error, groundcheck::input::import::result_value(&v))
             }
             Ok(Err(e)) => (true, json!({"error": e.to_string()})),
             Err(_) => (
@@ -207,21 +208,21 @@ async fn once(args: &Args, canaries: &[canary::Canary], source: &str) -> anyhow:
         );
         let verdict = canary::judge(c, is_error, &result, baseline.get(&c.name));
         if verdict.failures.is_empty() {
-            println!("PASS {}", c.name);
+            outln!("PASS {}", c.name);
             if args.update_baseline || !baseline.contains_key(&c.name) {
                 baseline.insert(c.name.clone(), Seen::of(&result));
                 changed_baseline = true;
             }
         } else {
             failed += 1;
-            println!("FAIL {}: {}", c.name, verdict.failures.join("; "));
+            outln!("FAIL {}: {}", c.name, verdict.failures.join("; "));
             if args.update_baseline {
                 baseline.insert(c.name.clone(), Seen::of(&result));
                 changed_baseline = true;
             }
         }
         for note in &verdict.notes {
-            println!("     {}: {note}", c.name);
+            outln!("     {}: {note}", c.name);
         }
     }
     let _ = client.cancel().await;
@@ -239,7 +240,7 @@ async fn once(args: &Args, canaries: &[canary::Canary], source: &str) -> anyhow:
         write_atomic(&baseline_path, text.as_bytes())
             .with_context(|| format!("cannot write {}", baseline_path.display()))?;
     }
-    println!(
+    outln!(
         "{} canaries against {server}: {} passed, {failed} failed; trace {}{}",
         canaries.len(),
         canaries.len() - failed,

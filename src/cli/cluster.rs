@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args as ClapArgs;
-use groundcheck::cluster::{ExecutorOptions, executor, scheduler};
+use groundcheck::engine::cluster::{ExecutorOptions, executor, scheduler};
 
 /// Start a Ballista scheduler with every groundcheck function and the S3 store from the
 /// AWS environment. Verbs that run SQL use it with `--cluster df://HOST:PORT`. Serves

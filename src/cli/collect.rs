@@ -6,13 +6,14 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::print::outln;
 use anyhow::Context;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use clap::Args as ClapArgs;
-use groundcheck::import::collect::{CollectOptions, Collector, decode_body};
+use groundcheck::input::import::collect::{CollectOptions, Collector, decode_body};
 use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
     TraceService, TraceServiceServer,
 };
@@ -174,7 +175,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .await
                 .with_context(|| format!("cannot listen on {a} (gRPC)"))?;
             let ga = l.local_addr()?;
-            println!("collect: OTLP/gRPC on {ga}");
+            outln!("collect: OTLP/gRPC on {ga}");
             let mut rx = stop_tx.subscribe();
             let svc = TraceServiceServer::new(Grpc(collector.clone()))
                 .accept_compressed(tonic::codec::CompressionEncoding::Gzip);
@@ -191,7 +192,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             }))
         }
     };
-    println!(
+    outln!(
         "collect: OTLP/HTTP on http://{addr}/v1/traces; point agents at it with \
          OTEL_EXPORTER_OTLP_ENDPOINT=http://{addr}"
     );
@@ -226,7 +227,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!("collect: wrote {}", p.display());
     }
     let st = collector.stats();
-    println!(
+    outln!(
         "collect: {} request(s), {} span(s), {} trace(s) ({} tied to a case), {} step(s) in {} file(s) under {}; \
          requests kept in {}",
         st.requests,
@@ -236,19 +237,19 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         st.steps,
         st.files.len(),
         args.out.join("traces").display(),
-        groundcheck::import::collect::archive_dir(&args.out).display()
+        groundcheck::input::import::collect::archive_dir(&args.out).display()
     );
     if st.late_spans > 0 {
-        println!(
+        outln!(
             "collect: {} span(s) came after their trace was written (raise --idle); they are in the archive",
             st.late_spans
         );
     }
     if st.bad_requests > 0 {
-        println!(
+        outln!(
             "collect: {} request(s) refused; their bodies are in {}",
             st.bad_requests,
-            groundcheck::import::collect::archive_dir(&args.out)
+            groundcheck::input::import::collect::archive_dir(&args.out)
                 .join("rejects")
                 .display()
         );

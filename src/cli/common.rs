@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::Args;
-use groundcheck::ingest::jsonl::{OnBadLine, ReadOptions};
+use groundcheck::engine::session::Cluster;
+use groundcheck::eval::labels::{Labeler, Options as LabelOptions};
+use groundcheck::input::jsonl::{OnBadLine, ReadOptions};
 use groundcheck::{Session, SessionOptions};
 
 #[derive(Debug, Clone, Args)]
@@ -28,7 +30,7 @@ pub struct Input {
     /// FORMAT=PATH with FORMAT otlp, phoenix or mcp-log (docs/importers.md).
     /// Repeatable, one format.
     #[arg(long = "traces-from", value_name = "FORMAT=PATH", value_parser = parse_traces_from)]
-    pub traces_from: Vec<(groundcheck::import::Format, PathBuf)>,
+    pub traces_from: Vec<(groundcheck::input::import::Format, PathBuf)>,
 
     /// Server name for --traces-from traces that do not name their MCP server.
     #[arg(long, value_name = "NAME")]
@@ -90,11 +92,11 @@ impl Output {
     }
 }
 
-fn parse_traces_from(s: &str) -> Result<(groundcheck::import::Format, PathBuf), String> {
+fn parse_traces_from(s: &str) -> Result<(groundcheck::input::import::Format, PathBuf), String> {
     let (f, p) = s
         .split_once('=')
         .ok_or_else(|| format!("expected FORMAT=PATH, got {s}"))?;
-    let format = <groundcheck::import::Format as clap::ValueEnum>::from_str(f.trim(), false)
+    let format = <groundcheck::input::import::Format as clap::ValueEnum>::from_str(f.trim(), false)
         .map_err(|_| format!("'{f}' is not a trace format (otlp, phoenix, mcp-log)"))?;
     Ok((format, PathBuf::from(p.trim())))
 }
@@ -108,23 +110,27 @@ fn parse_table(s: &str) -> Result<(String, String), String> {
 
 impl Input {
     pub async fn open(&self) -> anyhow::Result<Session> {
-        self.open_with(false).await
+        let opts = self.session_options().await?;
+        Session::open(opts)
+            .await
+            .with_context(|| format!("cannot open {}", self.data))
     }
 
-    /// A session whose `steps` and `cases` are labeled chunk by chunk (`groundcheck::chunks`).
-    pub async fn open_chunked(&self) -> anyhow::Result<Session> {
-        self.open_with(true).await
+    /// The session opened for labeling (`groundcheck::eval::labels`).
+    pub async fn labeler(&self) -> anyhow::Result<Labeler> {
+        let opts = self.session_options().await?;
+        Labeler::open(opts)
+            .await
+            .with_context(|| format!("cannot open {}", self.data))
     }
 
     fn options(
         &self,
-        cluster: Option<groundcheck::cluster::Cluster>,
-        chunked: bool,
+        cluster: Option<Cluster>,
         steps: Option<arrow::array::RecordBatch>,
     ) -> SessionOptions {
         SessionOptions {
             cluster,
-            chunked,
             partitions: self.partitions,
             steps,
             data: self.data.clone(),
@@ -137,7 +143,9 @@ impl Input {
         }
     }
 
-    async fn open_with(&self, chunked: bool) -> anyhow::Result<Session> {
+    /// What the flags say to open: `--traces-from` files imported into a steps table,
+    /// tied to the project's cases.
+    async fn session_options(&self) -> anyhow::Result<SessionOptions> {
         let steps = match self.traces_from.first() {
             None => None,
             Some((format, _)) => {
@@ -145,13 +153,14 @@ impl Input {
                     anyhow::bail!("--traces-from: one format at a time");
                 }
                 // The project's cases tie the imported traces (by source_trace).
-                let plain = Session::open(self.options(None, false, None))
+                let plain = Session::open_tables(self.options(None, None))
                     .await
                     .with_context(|| format!("cannot open {}", self.data))?;
-                let cases = groundcheck::import::case_map(&plain.ctx, &self.data).await?;
+                let cases =
+                    groundcheck::engine::source_traces::case_map(&plain.ctx, &self.data).await?;
                 let paths: Vec<PathBuf> = self.traces_from.iter().map(|(_, p)| p.clone()).collect();
                 let files = super::import::read_inputs(&paths)?;
-                let opts = groundcheck::import::Options {
+                let opts = groundcheck::input::import::Options {
                     cases_by_trace: cases,
                     server: self.traces_server.clone(),
                     ..Default::default()
@@ -163,18 +172,15 @@ impl Input {
                 for (what, n) in &imported.lacking {
                     eprintln!("note: --traces-from lacks {what}: {n}");
                 }
-                Some(groundcheck::import::steps_batch(&imported.steps)?)
+                Some(groundcheck::input::import::steps_batch(&imported.steps)?)
             }
         };
         let cluster = match (&self.cluster, self.standalone) {
-            (Some(url), _) => Some(groundcheck::cluster::Cluster::Remote(url.clone())),
-            (None, true) => Some(groundcheck::cluster::Cluster::Standalone),
+            (Some(url), _) => Some(Cluster::Remote(url.clone())),
+            (None, true) => Some(Cluster::Standalone),
             (None, false) => None,
         };
-        let session = Session::open(self.options(cluster, chunked, steps))
-            .await
-            .with_context(|| format!("cannot open {}", self.data))?;
-        Ok(session)
+        Ok(self.options(cluster, steps))
     }
 }
 
@@ -184,7 +190,7 @@ pub fn finish(session: &Session, out: &Path, quiet: bool) -> anyhow::Result<()> 
         for note in &session.notes {
             eprintln!("note: {note}");
         }
-        if groundcheck::session::VERBOSE.load(std::sync::atomic::Ordering::Relaxed) {
+        if groundcheck::engine::session::VERBOSE.load(std::sync::atomic::Ordering::Relaxed) {
             for note in &session.absent {
                 eprintln!("note: {note}");
             }
@@ -215,22 +221,14 @@ pub struct Oracle {
 }
 
 impl Oracle {
-    /// Runs the oracle over the session's calls, if one was given.
-    pub async fn apply(&self, session: &Session) -> anyhow::Result<()> {
-        if let Some(cmd) = &self.policy_oracle {
-            if session.on_cluster {
-                anyhow::bail!(
-                    "--policy-oracle runs on this machine and its findings stay in memory, \
-                     which a cluster cannot read: label without --cluster"
-                );
-            }
-            let timeout = std::time::Duration::from_secs_f64(self.policy_oracle_timeout.max(0.001));
-            let n = groundcheck::oracle::run(&session.ctx, cmd, timeout)
-                .await
-                .context("policy oracle failed")?;
-            eprintln!("policy oracle checked {n} call(s)");
-        }
-        Ok(())
+    /// The command and its per-call timeout, if one was given.
+    pub fn command(&self) -> Option<(String, std::time::Duration)> {
+        self.policy_oracle.as_ref().map(|cmd| {
+            (
+                cmd.clone(),
+                std::time::Duration::from_secs_f64(self.policy_oracle_timeout.max(0.001)),
+            )
+        })
     }
 }
 
@@ -244,96 +242,67 @@ pub struct Chunking {
     pub chunk_steps: u64,
 }
 
-/// Labels every task into OUT/labels.jsonl and OUT/labels.parquet and writes rejects;
-/// returns the number of tasks. Locally in chunks of cases (`groundcheck::chunks`), on a
-/// cluster in one query whose labels come back here.
+/// Labels every task into `dir`/labels.jsonl and labels.parquet (`eval::labels`, the one
+/// way every verb labels), with a progress bar, then writes rejects to OUT and prints the
+/// session's notes; returns the labeler (its session stays open) and the number of tasks.
+/// `filter` keeps only the tasks it selects.
 pub async fn write_labels(
     input: &Input,
     output: &Output,
     oracle: &Oracle,
     chunking: &Chunking,
-) -> anyhow::Result<u64> {
-    let on_cluster = input.cluster.is_some() || input.standalone;
-    let session = if on_cluster {
-        input.open().await?
-    } else {
-        input.open_chunked().await?
+    dir: &Path,
+    filter: Option<String>,
+) -> anyhow::Result<(Labeler, u64)> {
+    let labeler = input.labeler().await?;
+    let bar = output.progress(&labeler.session);
+    let opts = LabelOptions {
+        chunk_steps: chunking.chunk_steps,
+        oracle: oracle.command(),
+        allow_empty: output.allow_empty,
+        filter,
     };
-    let bar = output.progress(&session);
-    let out = &output.out;
-    let result = if on_cluster {
-        oracle.apply(&session).await?;
-        labels_at_once(&session, out).await
-    } else {
-        let opts = groundcheck::chunks::Options {
-            chunk_steps: chunking.chunk_steps,
-            oracle: oracle.policy_oracle.as_ref().map(|cmd| {
-                (
-                    cmd.clone(),
-                    std::time::Duration::from_secs_f64(oracle.policy_oracle_timeout.max(0.001)),
-                )
-            }),
-            allow_empty: output.allow_empty,
-        };
-        let started = std::time::Instant::now();
-        let on_chunk = |k: usize, n: usize, labeled: u64| {
-            if n > 1 {
-                let rate = labeled as f64 / started.elapsed().as_secs_f64().max(0.001);
-                bar.set_message(format!(
-                    "labeling chunk {k} of {n}: {labeled} tasks labeled, {rate:.0} tasks/s"
-                ));
-            }
-        };
-        groundcheck::chunks::write_labels(&session, out, &opts, &on_chunk)
-            .await
-            .map_err(anyhow::Error::from)
-            .map(|done| {
-                if oracle.policy_oracle.is_some() {
-                    eprintln!("policy oracle checked {} call(s)", done.oracle_calls);
-                }
-                if done.chunks > 1 && !output.quiet {
-                    eprintln!(
-                        "labeled {} tasks in {} chunks of about {} steps",
-                        done.tasks, done.chunks, chunking.chunk_steps
-                    );
-                }
-                done.tasks
-            })
+    let started = std::time::Instant::now();
+    let on_chunk = |k: usize, n: usize, labeled: u64| {
+        if n > 1 {
+            let rate = labeled as f64 / started.elapsed().as_secs_f64().max(0.001);
+            bar.set_message(format!(
+                "labeling chunk {k} of {n}: {labeled} tasks labeled, {rate:.0} tasks/s"
+            ));
+        }
     };
+    let result = labeler.write(dir, &opts, &on_chunk).await;
     bar.finish_and_clear();
-    finish(&session, out, output.quiet)?;
-    let tasks = result?;
-    if tasks == 0 && !output.allow_empty {
-        anyhow::bail!(session.nothing_to_label());
+    finish(&labeler.session, &output.out, output.quiet)?;
+    let done = result?;
+    if oracle.policy_oracle.is_some() {
+        eprintln!("policy oracle checked {} call(s)", done.oracle_calls);
     }
-    Ok(tasks)
+    if done.chunks > 1 && !output.quiet {
+        eprintln!(
+            "labeled {} tasks in {} chunks of about {} steps",
+            done.tasks, done.chunks, chunking.chunk_steps
+        );
+    }
+    Ok((labeler, done.tasks))
 }
 
-/// A cluster's labels, written here as they arrive.
-async fn labels_at_once(session: &Session, out: &Path) -> anyhow::Result<u64> {
-    use futures::StreamExt;
-    let df = session
-        .ctx
-        .sql(&format!(
-            "SELECT * FROM labels {}",
-            groundcheck::scoring::LABELS_ORDER
-        ))
-        .await?;
-    let schema = groundcheck::scoring::plain_schema(df.schema().as_arrow());
-    let mut w = groundcheck::label_writer::LabelWriter::create(out, schema.clone())?;
-    let mut stream = df.execute_stream().await?;
-    while let Some(b) = stream.next().await {
-        w.write(&groundcheck::scoring::conform(&schema, b?)?)?;
-    }
-    let n = w.rows;
-    w.finish()?;
-    Ok(n)
+/// A folder for labels a verb reads and then drops (`report diff`, `review export`):
+/// inside OUT, skipped by listings (leading `.`), removed when dropped or interrupted.
+pub fn scratch(out: &Path) -> anyhow::Result<tempfile::TempDir> {
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let dir = tempfile::Builder::new()
+        .prefix(".groundcheck-labels-")
+        .tempdir_in(out)
+        .with_context(|| format!("cannot create a folder in {}", out.display()))?;
+    groundcheck::output::track_temporary(dir.path());
+    Ok(dir)
 }
 
 /// For verbs that cannot write to an object store yet: a `--out URL` is refused before
 /// anything is written (rather than a local folder named `s3:`).
 pub fn local_out(out: &std::path::Path, verb: &str) -> anyhow::Result<()> {
-    if groundcheck::remote_out::is_remote(out) {
+    if groundcheck::output::remote::is_remote(out) {
         anyhow::bail!(groundcheck::Error::Usage(format!(
             "--out {}: `{verb}` writes to a local folder only (label, report, ingest, \
              import, snapshot, sample, sql, replay and gen write to s3://); write locally and copy",

@@ -4,12 +4,13 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use super::print::out;
 use anyhow::Context;
 use clap::Args as ClapArgs;
+use groundcheck::drift::format::{Format, render};
+use groundcheck::drift::snapshot::load;
 use groundcheck::drift::{FailOn, Ignore, Options, Override, judge};
-use groundcheck::drift_format::{Format, render};
 use groundcheck::output::write_atomic;
-use groundcheck::snapshot::load;
 
 /// Compare two snapshots of a server's tools. Each of OLD and NEW is a saved tools/list
 /// JSON file (`.json`), stored tool_snapshots rows (JSONL, Parquet, a folder, a glob or
@@ -89,9 +90,9 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             })
             .collect();
         if args.format == Format::Markdown {
-            print!("{}", rules_markdown());
+            out!("{}", rules_markdown());
         } else {
-            print!("{}", groundcheck::scoring::align_left(&rows));
+            out!("{}", groundcheck::output::text::align_left(&rows));
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -125,7 +126,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot write {}", p.display()))?,
         None => {
             use std::io::Write;
-            let mut out = std::io::stdout().lock();
+            let mut out = super::print::stdout();
             if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush())
                 && e.kind() != std::io::ErrorKind::BrokenPipe
             {

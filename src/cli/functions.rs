@@ -2,6 +2,7 @@
 
 use std::process::ExitCode;
 
+use super::print::out;
 use clap::Args as ClapArgs;
 
 /// Print the reference of every groundcheck SQL function as Markdown, from the
@@ -10,6 +11,6 @@ use clap::Args as ClapArgs;
 pub struct Args {}
 
 pub async fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    print!("{}", groundcheck::docs::functions_markdown());
+    out!("{}", groundcheck::output::docs::functions_markdown());
     Ok(ExitCode::SUCCESS)
 }

@@ -7,8 +7,8 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args as ClapArgs;
 use groundcheck::drift::{Ignore, Override};
-use groundcheck::gateway::record::Identity;
-use groundcheck::gateway::{Config, OnBlock, serve};
+use groundcheck::mcp::gateway::record::Identity;
+use groundcheck::mcp::gateway::{Config, OnBlock, serve};
 
 /// Put groundcheck between an agent and an MCP server (seed 002's validation layer). The
 /// agent starts `groundcheck gateway -- SERVER CMD` as its stdio MCP server. Every
@@ -155,7 +155,7 @@ impl Target {
         Ok(match &self.upstream {
             Some(u) if u.starts_with("http://") || u.starts_with("https://") => u.clone(),
             Some(u) => anyhow::bail!("--upstream {u}: expected an http(s):// URL"),
-            None => groundcheck::snapshot::stdio_source(&self.command),
+            None => groundcheck::drift::snapshot::stdio_source(&self.command),
         })
     }
 }
@@ -173,7 +173,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let timeout = Duration::from_secs_f64(args.call_timeout.max(0.001));
     let pin = match &args.pin {
         Some(p) => Some(
-            groundcheck::snapshot::load(p, args.pin_server.as_deref(), timeout)
+            groundcheck::drift::snapshot::load(p, args.pin_server.as_deref(), timeout)
                 .await
                 .with_context(|| format!("--pin {p}"))?,
         ),
@@ -220,7 +220,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         // Printed even with --quiet: with port 0 it is the only way to learn the port.
         eprintln!("groundcheck gateway: listening on http://{local}/mcp");
         let idle = Duration::from_secs_f64(args.session_idle.max(0.1));
-        let served = groundcheck::gateway::http::listen(
+        let served = groundcheck::mcp::gateway::http::listen(
             cfg,
             listener,
             idle,
@@ -258,7 +258,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     std::process::exit(code);
 }
 
-fn print_summary(summary: &groundcheck::gateway::Summary) {
+fn print_summary(summary: &groundcheck::mcp::gateway::Summary) {
     eprintln!(
         "groundcheck gateway: {} call(s), {} refused, {} timed out{}{}; trace {}",
         summary.calls,

@@ -3,9 +3,10 @@
 
 use std::process::ExitCode;
 
+use super::print::outln;
 use anyhow::Context;
 use clap::Args as ClapArgs;
-use groundcheck::import::{Format, Imported, Input, Options, batch, import, steps_batch};
+use groundcheck::input::import::{Format, Imported, Input, Options, batch, import, steps_batch};
 use groundcheck::output::ParquetFile;
 
 /// Read OpenTelemetry traces (OTLP protobuf or JSON, gzip or not: GenAI, MCP, OpenInference
@@ -16,6 +17,7 @@ use groundcheck::output::ParquetFile;
 /// what the input lacked (left null, never invented). The mapping: docs/importers.md.
 #[derive(Debug, ClapArgs)]
 pub struct Args {
+    /// The format the files are in (one of the values below; docs/importers.md).
     #[arg(value_enum)]
     format: Format,
 
@@ -68,7 +70,7 @@ impl Tie {
             ..Options::default()
         };
         if let Some(path) = &self.cases {
-            o.cases_by_trace = groundcheck::import::cases_by_trace(path)
+            o.cases_by_trace = groundcheck::engine::source_traces::cases_by_trace(path)
                 .await
                 .with_context(|| format!("cannot read the cases at {path}"))?;
         }
@@ -131,12 +133,12 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     f.write(&steps)?;
     f.finish()?;
     for line in imported.summary(args.format) {
-        println!("{line}");
+        outln!("{line}");
     }
-    println!("-> {}", path.display());
+    outln!("-> {}", path.display());
     let (traces, cased) = imported.traces();
     if cased < traces {
-        println!(
+        outln!(
             "note: {} trace(s) matched no case (label and report score only traces tied to a \
              case: give --cases with their source_trace, or set groundcheck.case_id on a span)",
             traces - cased
@@ -151,14 +153,14 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         let mut f = ParquetFile::create(&path, b.schema())?;
         f.write(&b)?;
         f.finish()?;
-        println!(
+        outln!(
             "{} tool definition(s) from tools/list: {}",
             imported.snapshots.len(),
             path.display()
         );
     }
     for (what, n) in &imported.lacking {
-        println!("lacking: {what}: {n}");
+        outln!("lacking: {what}: {n}");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -172,9 +174,9 @@ fn bfcl(args: &Args, files: &[Input]) -> anyhow::Result<ExitCode> {
         );
     }
     let server = args.tie.server.as_deref().unwrap_or("bfcl");
-    let read = groundcheck::import::bfcl::read(files, &args.run_id, server)?;
+    let read = groundcheck::input::import::bfcl::read(files, &args.run_id, server)?;
     for note in &read.notes {
-        println!("{note}");
+        outln!("{note}");
     }
     if !read.cases.is_empty() {
         let mut text = String::new();
@@ -185,10 +187,12 @@ fn bfcl(args: &Args, files: &[Input]) -> anyhow::Result<ExitCode> {
         let path = args.out.join("cases.jsonl");
         groundcheck::output::write_atomic(&path, text.as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
-        println!("-> {}", path.display());
+        outln!("-> {}", path.display());
     }
     if !read.steps.is_empty() {
-        let steps = steps_batch(&groundcheck::import::json_columns_as_text(read.steps))?;
+        let steps = steps_batch(&groundcheck::input::import::json_columns_as_text(
+            read.steps,
+        ))?;
         let path = args
             .out
             .join("traces")
@@ -196,7 +200,7 @@ fn bfcl(args: &Args, files: &[Input]) -> anyhow::Result<ExitCode> {
         let mut f = ParquetFile::create(&path, steps.schema())?;
         f.write(&steps)?;
         f.finish()?;
-        println!("-> {}", path.display());
+        outln!("-> {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -4,10 +4,11 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
-use groundcheck::ingest::{IngestOptions, ingest, progress_bar};
-use groundcheck::session::Format;
+use groundcheck::engine::ingest::{IngestOptions, ingest, progress_bar};
+use groundcheck::engine::session::Format;
 
 use super::common::{Input, Output, finish};
+use super::print::outln;
 
 /// Convert the project's JSONL (and Parquet) inputs to Parquet under --out, in the same
 /// layout (OUT/cases.parquet, OUT/traces.parquet or OUT/traces/COL=value/, OUT/context/…,
@@ -63,7 +64,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     finish(&session, out, args.output.quiet)?;
     let done = result.with_context(|| format!("ingest into {} failed", out.display()))?;
     for t in &done {
-        println!(
+        outln!(
             "{:<16} {:>10} rows from {:>4} file(s) -> {}",
             t.table,
             t.rows,

@@ -3,9 +3,9 @@
 use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
-use groundcheck::scoring;
+use groundcheck::eval::report;
 
-use std::io::Write;
+use super::print::outln;
 
 use super::common::{Chunking, Input, Oracle, Output, write_labels};
 
@@ -32,9 +32,17 @@ pub struct Args {
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let out = &args.output.out;
-    write_labels(&args.input, &args.output, &args.oracle, &args.chunking).await?;
+    write_labels(
+        &args.input,
+        &args.output,
+        &args.oracle,
+        &args.chunking,
+        out,
+        None,
+    )
+    .await?;
     // Printed from the file in two passes (widths, then lines): a million tasks stay on disk.
-    let ctx = scoring::labels_file_context(&out.join("labels.parquet")).await?;
+    let ctx = report::over_labels(&out.join("labels.parquet"), None).await?;
     let sql = "SELECT run_id, server, case_id, correct, grounded, failure_class AS class, \
                needs_human_review AS review FROM labels";
     let header = [
@@ -44,7 +52,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     .to_vec();
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     let (mut tasks, mut review) = (0u64, 0u64);
-    scoring::for_each_row(&ctx, sql, |r| {
+    groundcheck::engine::query::for_each_row(&ctx, sql, |r| {
         let cells = cells(r);
         for (w, c) in widths.iter_mut().zip(&cells) {
             *w = (*w).max(c.chars().count());
@@ -53,22 +61,15 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         review += u64::from(r.get("review") == Some(&serde_json::Value::Bool(true)));
     })
     .await?;
-    let mut stdout = std::io::stdout().lock();
-    let mut line = |cells: &[String]| -> std::io::Result<()> {
-        writeln!(stdout, "{}", scoring::aligned_line(&widths, cells, false))
+    let line = |cells: &[String]| {
+        outln!(
+            "{}",
+            groundcheck::output::text::aligned_line(&widths, cells, false)
+        )
     };
-    let mut printed = line(&header);
-    scoring::for_each_row(&ctx, sql, |r| {
-        if printed.is_ok() {
-            printed = line(&cells(r));
-        }
-    })
-    .await?;
-    match printed {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
-        _ => {}
-    }
-    eprint!("{}", scoring::lineage_warnings(&ctx).await?);
+    line(&header);
+    groundcheck::engine::query::for_each_row(&ctx, sql, |r| line(&cells(r))).await?;
+    eprint!("{}", report::lineage_warnings(&ctx).await?);
     eprintln!(
         "{tasks} tasks labeled, {review} need human review; wrote {} and {}",
         out.join("labels.jsonl").display(),
@@ -81,6 +82,6 @@ fn cells(r: &serde_json::Map<String, serde_json::Value>) -> Vec<String> {
     [
         "run_id", "server", "case_id", "correct", "grounded", "class", "review",
     ]
-    .map(|k| scoring::fmt_value(r.get(k)))
+    .map(|k| groundcheck::output::text::fmt_value(r.get(k)))
     .to_vec()
 }

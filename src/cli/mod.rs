@@ -3,8 +3,11 @@
 //! Exit codes: 0 ok, 1 a finding the user asked to fail on, 2 an error. A closed pipe
 //! (`| head`) is not an error.
 
+mod print;
+
 mod anomalies;
 mod canary;
+#[cfg(feature = "ballista")]
 mod cluster;
 mod collect;
 mod common;
@@ -47,6 +50,7 @@ enum Command {
     Canary(canary::Args),
     Collect(collect::Args),
     Drift(drift::Args),
+    #[cfg(feature = "ballista")]
     Executor(cluster::ExecutorArgs),
     Functions(functions::Args),
     Gateway(gateway::Args),
@@ -59,6 +63,7 @@ enum Command {
     Review(review::Args),
     Run(run::Args),
     Sample(sample::Args),
+    #[cfg(feature = "ballista")]
     Scheduler(cluster::SchedulerArgs),
     Snapshot(snapshot::Args),
     Sql(sql::Args),
@@ -67,12 +72,14 @@ enum Command {
 }
 
 /// With `--out URL`: the verb writes into a local staging folder, uploaded when it ends
-/// well (src/remote_out.rs).
-fn stage(out: &mut std::path::PathBuf) -> anyhow::Result<Option<groundcheck::remote_out::Staging>> {
-    if !groundcheck::remote_out::is_remote(out) {
+/// well (src/output/remote.rs).
+fn stage(
+    out: &mut std::path::PathBuf,
+) -> anyhow::Result<Option<groundcheck::output::remote::Staging>> {
+    if !groundcheck::output::remote::is_remote(out) {
         return Ok(None);
     }
-    let staging = groundcheck::remote_out::Staging::new(out)?;
+    let staging = groundcheck::output::remote::Staging::new(out)?;
     *out = staging.local.clone();
     Ok(Some(staging))
 }
@@ -80,7 +87,7 @@ fn stage(out: &mut std::path::PathBuf) -> anyhow::Result<Option<groundcheck::rem
 /// Uploads what a staged verb wrote when it succeeded (exit 0 or 1: findings, not
 /// failures); nothing otherwise.
 async fn unstage(
-    staging: Option<groundcheck::remote_out::Staging>,
+    staging: Option<groundcheck::output::remote::Staging>,
     code: anyhow::Result<ExitCode>,
 ) -> anyhow::Result<ExitCode> {
     let Some(staging) = staging else {
@@ -101,7 +108,7 @@ async fn unstage(
 }
 
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    groundcheck::session::VERBOSE.store(cli.verbose, std::sync::atomic::Ordering::Relaxed);
+    groundcheck::engine::session::VERBOSE.store(cli.verbose, std::sync::atomic::Ordering::Relaxed);
     let mut command = cli.command;
     let staging = match &mut command {
         Command::Ingest(a) => stage(&mut a.output.out)?,
@@ -125,6 +132,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Canary(a) => canary::run(a).await,
         Command::Collect(a) => collect::run(a).await,
         Command::Drift(a) => drift::run(a).await,
+        #[cfg(feature = "ballista")]
         Command::Executor(a) => cluster::run_executor(a).await,
         Command::Functions(a) => functions::run(a).await,
         Command::Gateway(a) => gateway::run(a).await,
@@ -137,6 +145,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Review(a) => review::run(a).await,
         Command::Run(a) => run::run(a).await,
         Command::Sample(a) => sample::run(a).await,
+        #[cfg(feature = "ballista")]
         Command::Scheduler(a) => cluster::run_scheduler(a).await,
         Command::Snapshot(a) => snapshot::run(a).await,
         Command::Sql(a) => sql::run(a).await,
@@ -144,4 +153,90 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Tables(a) => tables::run(a).await,
     };
     unstage(staging, code).await
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::Cli;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("groundcheck").chain(args.iter().copied()))
+    }
+
+    /// Every verb, and every flag and argument of every verb, says what it is in --help.
+    #[test]
+    fn every_verb_and_argument_is_documented() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            if cmd.get_about().is_none() && cmd.get_long_about().is_none() {
+                missing.push(format!("{path}: the verb"));
+            }
+            for a in cmd.get_arguments() {
+                let id = a.get_id().as_str();
+                if matches!(id, "help" | "version") {
+                    continue;
+                }
+                if a.get_help().is_none() && a.get_long_help().is_none() {
+                    missing.push(format!("{path}: {id}"));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                if sub.get_name() != "help" {
+                    walk(sub, &format!("{path} {}", sub.get_name()), missing);
+                }
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&Cli::command(), "groundcheck", &mut missing);
+        assert!(missing.is_empty(), "undocumented: {missing:#?}");
+        Cli::command().debug_assert();
+    }
+
+    /// What each verb writes is named in its --help, file by file.
+    #[test]
+    fn every_writing_verb_names_its_outputs() {
+        for (verb, outputs) in [
+            ("label", &["OUT/labels.jsonl", "OUT/labels.parquet"][..]),
+            (
+                "report",
+                &["OUT/report.json", "OUT/report.parquet", "OUT/labels.jsonl"],
+            ),
+            ("ingest", &["--out"]),
+            ("sql", &["--output"]),
+        ] {
+            let mut cmd = Cli::command();
+            let sub = cmd.find_subcommand_mut(verb).expect(verb);
+            let help = sub.render_long_help().to_string();
+            for o in outputs {
+                assert!(help.contains(o), "{verb} --help does not name {o}: {help}");
+            }
+        }
+    }
+
+    #[test]
+    fn flags_parse_as_documented() {
+        assert!(parse(&["report", "--history", "h", "--note", "n"]).is_ok());
+        let e = parse(&["report", "--note", "n"]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::MissingRequiredArgument);
+        let e = parse(&["label", "--cluster", "df://h:1", "--standalone"]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::ArgumentConflict);
+        let e = parse(&["label", "--table", "steps"]).unwrap_err();
+        assert!(
+            e.to_string().contains("expected NAME=PATH, got steps"),
+            "{e}"
+        );
+        let e = parse(&["label", "--traces-from", "zipkin=x"]).unwrap_err();
+        assert!(
+            e.to_string().contains("'zipkin' is not a trace format"),
+            "{e}"
+        );
+        let e = parse(&["label", "--on-bad-line", "ignore"]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::InvalidValue);
+        // `suite rerun` selects the changed cases without being told to.
+        assert!(parse(&["suite", "rerun", "--old", "o"]).is_ok());
+        let e = parse(&["suite", "rerun", "--changed", "--old", "o"]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::UnknownArgument);
+        assert!(parse(&["report", "diff", "a", "b", "--fail-on-regression"]).is_ok());
+    }
 }

@@ -5,10 +5,10 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args as ClapArgs;
 use datafusion::dataframe::DataFrameWriteOptions;
-use groundcheck::scoring;
 use serde_json::Value;
 
 use super::common::{Input, Output, finish};
+use super::print::outln;
 
 /// Check every recorded tool call in --data against a candidate schema, as if it had been
 /// sent after the change (seed 002: turn a "likely breaking" diff into evidence). The
@@ -46,7 +46,7 @@ pub struct Args {
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let session = args.input.open().await?;
     let timeout = std::time::Duration::from_secs_f64(args.timeout.max(0.1));
-    use groundcheck::snapshot::Source;
+    use groundcheck::drift::snapshot::Source;
     // Stored rows may hold several servers: each keeps its own rows (the recorded calls
     // are matched by server). Any other candidate is one server's snapshot.
     let server = match Source::parse(&args.candidate) {
@@ -62,7 +62,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 ),
                 None => "SELECT * FROM tool_snapshots".to_string(),
             };
-            let (_, batches) = scoring::collect(&table.ctx, &q).await?;
+            let (_, batches) = groundcheck::engine::query::collect(&table.ctx, &q).await?;
             if batches.iter().all(|b| b.num_rows() == 0) {
                 anyhow::bail!(
                     "--candidate {}: no tool snapshot rows there",
@@ -79,10 +79,13 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             "the candidate's servers".to_string()
         }
         _ => {
-            let snap =
-                groundcheck::snapshot::load(&args.candidate, args.server.as_deref(), timeout)
-                    .await
-                    .with_context(|| format!("--candidate {}", args.candidate))?;
+            let snap = groundcheck::drift::snapshot::load(
+                &args.candidate,
+                args.server.as_deref(),
+                timeout,
+            )
+            .await
+            .with_context(|| format!("--candidate {}", args.candidate))?;
             let Some(server) = args.server.clone().or(snap.server.clone()) else {
                 anyhow::bail!(
                     "--candidate {} names no server, so no recorded call can be matched to it: \
@@ -90,8 +93,8 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
                     args.candidate
                 );
             };
-            let rows = groundcheck::snapshot::rows(&snap, &server, "1970-01-01T00:00:00Z");
-            let batch = groundcheck::snapshot::batch(&rows)?;
+            let rows = groundcheck::drift::snapshot::rows(&snap, &server, "1970-01-01T00:00:00Z");
+            let batch = groundcheck::drift::snapshot::batch(&rows)?;
             session
                 .ctx
                 .read_batch(batch)?
@@ -100,14 +103,14 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             format!("server '{server}'")
         }
     };
-    let result = scoring::collect(
+    let result = groundcheck::engine::query::collect(
         &session.ctx,
         "SELECT * FROM replay_summary ORDER BY server, tool",
     )
     .await;
     finish(&session, &args.output.out, true)?;
     let (_, rows) = result.context("replay failed")?;
-    let rows = scoring::rows_as_json(&rows)?;
+    let rows = groundcheck::engine::query::rows_as_json(&rows)?;
     if rows.is_empty() {
         anyhow::bail!(groundcheck::Error::Input(format!(
             "no recorded call in {} is to a tool of {server} that the candidate defines{}",
@@ -121,7 +124,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_string();
         if n("failing") > 0 {
             broken = true;
-            println!(
+            outln!(
                 "{} of {} recorded calls to {} ({}) would fail: {}",
                 n("failing"),
                 n("calls"),
@@ -130,7 +133,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 s("reasons")
             );
         } else {
-            println!(
+            outln!(
                 "all {} recorded calls to {} ({}) pass",
                 n("calls"),
                 s("tool"),

@@ -2,16 +2,14 @@
 
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use arrow::array::RecordBatch;
-use arrow::datatypes::SchemaRef;
 use clap::{Args as ClapArgs, Subcommand};
-use groundcheck::scoring;
+use groundcheck::eval::report;
 use serde_json::Value;
 
-use super::common::{Chunking, Input, Oracle, Output, finish, write_labels};
+use super::common::{Chunking, Input, Oracle, Output, write_labels};
+use super::print::{out, outln};
 
 /// Aggregate the labels into seed 000's report, one object per server under test and run
 /// (queries/report.sql): writes OUT/report.json (exactly the seed's fields),
@@ -75,14 +73,22 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         return diff(&args, d).await;
     }
     let out = &args.output.out;
-    write_labels(&args.input, &args.output, &args.oracle, &args.chunking).await?;
+    write_labels(
+        &args.input,
+        &args.output,
+        &args.oracle,
+        &args.chunking,
+        out,
+        None,
+    )
+    .await?;
     // The report reads the labels back from their file: one partition, in their order.
-    let labels = scoring::labels_file_context(&out.join("labels.parquet")).await?;
-    let (rschema, report) = scoring::report_in(&labels).await?;
-    let json = scoring::report_json(&report)?;
+    let labels = report::over_labels(&out.join("labels.parquet"), None).await?;
+    let (rschema, report) = report::report(&labels).await?;
+    let json = report::report_json(&report)?;
     groundcheck::output::write_atomic(&out.join("report.json"), json.as_bytes())
         .context("cannot write report.json")?;
-    scoring::write_parquet(&out.join("report.parquet"), rschema, &report)?;
+    groundcheck::output::write_parquet(&out.join("report.parquet"), rschema.clone(), &report)?;
     if let Some(dir) = &args.history {
         let at = match &args.recorded_at {
             Some(t) => chrono::DateTime::parse_from_rfc3339(t)
@@ -90,14 +96,20 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .with_timezone(&chrono::Utc),
             None => chrono::Utc::now(),
         };
-        let path = scoring::append_history(dir, &report, at, args.note.as_deref())?;
+        let path = report::append_history(
+            dir,
+            (rschema.clone(), report.clone()),
+            at,
+            args.note.as_deref(),
+        )
+        .await?;
         eprintln!("history: {}", path.display());
     }
-    eprint!("{}", scoring::lineage_warnings(&labels).await?);
-    print!("{}", scoring::policy_banner(&labels).await?);
-    print!("{}", scoring::report_table(&report)?);
-    println!();
-    print!("{}", scoring::agreement(&labels).await?);
+    eprint!("{}", report::lineage_warnings(&labels).await?);
+    out!("{}", report::policy_banner(&labels).await?);
+    out!("{}", report::report_table(&report)?);
+    outln!();
+    out!("{}", report::agreement(&labels).await?);
     eprintln!(
         "wrote {}, {}",
         out.join("report.json").display(),
@@ -106,73 +118,73 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The labels one side of a diff names: `SELECTOR` over --data's labels, or `DIR` /
-/// `DIR::SELECTOR` over a saved labels.parquet. A selector is a server, a run_id or
-/// SERVER@RUN_ID; a side must come to one server and run.
-async fn side(
-    spec: &str,
-    all: &Option<(SchemaRef, Vec<RecordBatch>)>,
-) -> anyhow::Result<(SchemaRef, Vec<RecordBatch>)> {
+/// One side of a diff: a labels file and the SQL condition that picks the side's labels.
+struct Side {
+    file: std::path::PathBuf,
+    filter: String,
+}
+
+/// The labels one side of a diff names: `SELECTOR` over --data's labels (`labeled`), or
+/// `DIR` / `DIR::SELECTOR` over a saved labels.parquet. A selector is a server, a run_id
+/// or SERVER@RUN_ID; a side must come to one server and run.
+async fn side(spec: &str, labeled: Option<&Path>) -> anyhow::Result<Side> {
     let (dir, selector) = match spec.split_once("::") {
         Some((d, s)) => (Some(d), Some(s)),
         None if saved(spec) => (Some(spec), None),
         None => (None, Some(spec)),
     };
-    let (schema, batches) = match dir {
-        Some(d) => {
+    let file = match (dir, labeled) {
+        (Some(d), _) => {
             let file = Path::new(d).join("labels.parquet");
             if !file.is_file() {
                 bail!("{d}: no labels.parquet there");
             }
-            let ctx = groundcheck::session::new_context()?;
-            ctx.register_parquet(
-                "labels",
-                file.to_string_lossy().as_ref(),
-                Default::default(),
-            )
-            .await?;
-            scoring::labels(&ctx).await?
+            file
         }
-        None => match all {
-            Some(a) => a.clone(),
-            None => bail!("{spec}: not a folder with labels.parquet"),
+        (None, Some(l)) => l.join("labels.parquet"),
+        (None, None) => bail!("{spec}: not a folder with labels.parquet"),
+    };
+    let quote = |s: &str| s.replace('\'', "''");
+    let filter = match selector {
+        None => "true".to_string(),
+        Some(sel) => match sel.split_once('@') {
+            Some((server, run)) => {
+                format!("server = '{}' AND run_id = '{}'", quote(server), quote(run))
+            }
+            None => format!("(server = '{0}' OR run_id = '{0}')", quote(sel)),
         },
     };
-    let picked = match selector {
-        None => (schema, batches.clone()),
-        Some(sel) => {
-            let ctx = groundcheck::session::new_context()?;
-            ctx.register_table(
-                "labels",
-                Arc::new(datafusion::datasource::MemTable::try_new(
-                    schema,
-                    vec![batches.clone()],
-                )?),
-            )?;
-            let quote = |s: &str| s.replace('\'', "''");
-            let filter = match sel.split_once('@') {
-                Some((server, run)) => {
-                    format!("server = '{}' AND run_id = '{}'", quote(server), quote(run))
-                }
-                None => format!("(server = '{0}' OR run_id = '{0}')", quote(sel)),
-            };
-            scoring::collect(
-                &ctx,
-                &format!(
-                    "SELECT * FROM labels WHERE {filter} {}",
-                    scoring::LABELS_ORDER
-                ),
-            )
-            .await?
+    let ctx = groundcheck::engine::context::single_partition()?;
+    ctx.register_parquet(
+        "labels",
+        file.to_string_lossy().as_ref(),
+        Default::default(),
+    )
+    .await?;
+    let names = |sql: String| {
+        let ctx = &ctx;
+        async move {
+            let (_, b) = groundcheck::engine::query::collect(ctx, &sql).await?;
+            Ok::<_, groundcheck::Error>(groundcheck::engine::query::distinct_strings(&b, "v"))
         }
     };
-    let servers = scoring::distinct_strings(&picked.1, "server");
-    let runs = scoring::distinct_strings(&picked.1, "run_id");
+    let servers = names(format!(
+        "SELECT DISTINCT server AS v FROM labels WHERE {filter}"
+    ))
+    .await?;
+    let runs = names(format!(
+        "SELECT DISTINCT run_id AS v FROM labels WHERE {filter}"
+    ))
+    .await?;
     if servers.is_empty() {
         bail!(
             "{spec}: no such server or run (servers: {}; runs: {})",
-            scoring::distinct_strings(&batches, "server").join(", "),
-            scoring::distinct_strings(&batches, "run_id").join(", ")
+            names("SELECT DISTINCT server AS v FROM labels".into())
+                .await?
+                .join(", "),
+            names("SELECT DISTINCT run_id AS v FROM labels".into())
+                .await?
+                .join(", ")
         );
     }
     if servers.len() * runs.len() > 1 {
@@ -182,7 +194,7 @@ async fn side(
             runs.len()
         );
     }
-    Ok(picked)
+    Ok(Side { file, filter })
 }
 
 fn saved(spec: &str) -> bool {
@@ -190,22 +202,38 @@ fn saved(spec: &str) -> bool {
 }
 
 async fn diff(args: &Args, d: &DiffArgs) -> anyhow::Result<ExitCode> {
-    let needs_data = [&d.a, &d.b]
-        .iter()
-        .any(|s| !Path::new(s).join("labels.parquet").is_file());
-    let all = if needs_data {
-        let session = args.input.open().await?;
-        args.oracle.apply(&session).await?;
-        let result = scoring::labels(&session.ctx).await;
-        finish(&session, &args.output.out, false)?;
-        Some(result.context("labeling failed")?)
+    // A side that is neither DIR::SELECTOR nor a saved folder is a selector over --data.
+    let needs_data = [&d.a, &d.b].iter().any(|s| !s.contains("::") && !saved(s));
+    // --data's labels go to a folder of their own, read by both sides, then removed.
+    let scratch = if needs_data {
+        let dir = super::common::scratch(&args.output.out)?;
+        write_labels(
+            &args.input,
+            &args.output,
+            &args.oracle,
+            &args.chunking,
+            dir.path(),
+            None,
+        )
+        .await
+        .context("labeling failed")?;
+        Some(dir)
     } else {
         None
     };
-    let (sa, la) = side(&d.a, &all).await?;
-    let (sb, lb) = side(&d.b, &all).await?;
-    let ra = scoring::rows_as_json(&scoring::report_of(sa.clone(), la.clone()).await?.1)?;
-    let rb = scoring::rows_as_json(&scoring::report_of(sb.clone(), lb.clone()).await?.1)?;
+    let labeled = scratch.as_ref().map(|d| d.path());
+    let a = side(&d.a, labeled).await?;
+    let b = side(&d.b, labeled).await?;
+    let report_of = |s: &Side| {
+        let (file, filter) = (s.file.clone(), s.filter.clone());
+        async move {
+            let ctx = report::over_labels(&file, Some(&filter)).await?;
+            let (_, rows) = report::report(&ctx).await?;
+            groundcheck::engine::query::rows_as_json(&rows)
+        }
+    };
+    let ra = report_of(&a).await?;
+    let rb = report_of(&b).await?;
     let (ra, rb) = (&ra[0], &rb[0]);
     let mut lines = vec![vec![
         "metric".to_string(),
@@ -213,9 +241,9 @@ async fn diff(args: &Args, d: &DiffArgs) -> anyhow::Result<ExitCode> {
         d.b.clone(),
         "delta".to_string(),
     ]];
-    for f in &scoring::REPORT_FIELDS[2..] {
+    for f in &report::REPORT_FIELDS[2..] {
         let pairs: Vec<(String, Option<&Value>, Option<&Value>)> = if *f == "failures_by_class" {
-            scoring::CLASSES
+            report::CLASSES
                 .iter()
                 .map(|c| {
                     (
@@ -238,22 +266,23 @@ async fn diff(args: &Args, d: &DiffArgs) -> anyhow::Result<ExitCode> {
             };
             lines.push(vec![
                 name,
-                scoring::fmt_value(a),
-                scoring::fmt_value(b),
+                groundcheck::output::text::fmt_value(a),
+                groundcheck::output::text::fmt_value(b),
                 delta,
             ]);
         }
     }
-    print!("{}", scoring::align(&lines));
-    let flips = scoring::flips((sa, la), (sb, lb)).await?;
+    out!("{}", groundcheck::output::text::align(&lines));
+    let flips = report::flips((&a.file, &a.filter), (&b.file, &b.filter)).await?;
+    drop(scratch);
     let regressed = flips.iter().any(|(_, _, r)| *r);
-    println!();
+    outln!();
     if flips.is_empty() {
-        println!("no case flipped");
+        outln!("no case flipped");
     } else {
-        println!("cases that flipped:");
+        outln!("cases that flipped:");
         for (case, change, _) in flips {
-            println!("  {case}: {change}");
+            outln!("  {case}: {change}");
         }
     }
     Ok(if regressed && d.fail_on_regression {

@@ -5,10 +5,10 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::{Args as ClapArgs, Subcommand};
-use groundcheck::scoring;
 use serde_json::{Map, Value, json};
 
-use super::common::{Input, Oracle, Output, finish};
+use super::common::{Chunking, Input, Oracle, Output, write_labels};
+use super::print::outln;
 
 /// Hand the tasks the scorer was unsure of to a person, and take their decisions back.
 #[derive(Debug, ClapArgs)]
@@ -38,6 +38,8 @@ struct ExportArgs {
     output: Output,
     #[command(flatten)]
     oracle: Oracle,
+    #[command(flatten)]
+    chunking: Chunking,
 }
 
 #[derive(Debug, ClapArgs)]
@@ -60,31 +62,58 @@ const RESULT_CHARS: usize = 2000;
 
 async fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
     super::common::local_out(&args.output.out, "review export")?;
+    // Labeled once (the one labeling path), into a folder read below and then removed;
+    // the questions and steps of the tasks to review come from the project.
+    let scratch = super::common::scratch(&args.output.out)?;
+    let quiet = Output {
+        quiet: true,
+        ..args.output.clone()
+    };
+    let (labeler, _) = write_labels(
+        &args.input,
+        &quiet,
+        &args.oracle,
+        &args.chunking,
+        scratch.path(),
+        None,
+    )
+    .await
+    .context("labeling failed")?;
     let session = args.input.open().await?;
-    args.oracle.apply(&session).await?;
     let ctx = &session.ctx;
+    ctx.register_parquet(
+        "labeled",
+        scratch
+            .path()
+            .join("labels.parquet")
+            .to_string_lossy()
+            .as_ref(),
+        Default::default(),
+    )
+    .await?;
+    drop(labeler);
     let result = async {
-        let (_, labels) = scoring::collect(
+        let (_, labels) = groundcheck::engine::query::collect(
             ctx,
-            "SELECT l.*, t.question, t.gold['answer'] AS gold_answer, t.gold['definition'] AS gold_definition FROM labels l JOIN tasks t ON t.run_id = l.run_id AND t.server = l.server AND t.case_id = l.case_id WHERE l.needs_human_review ORDER BY l.run_id, l.server, l.case_id",
+            "SELECT l.*, t.question, t.gold['answer'] AS gold_answer, t.gold['definition'] AS gold_definition FROM labeled l JOIN tasks t ON t.run_id = l.run_id AND t.server = l.server AND t.case_id = l.case_id WHERE l.needs_human_review ORDER BY l.run_id, l.server, l.case_id",
         )
         .await?;
-        let (_, steps) = scoring::collect(
+        let (_, steps) = groundcheck::engine::query::collect(
             ctx,
-            "SELECT s.run_id, s.server, s.case_id, s.trace_id, s.step, s.kind, s.tool, s.arguments, s.result, s.as_of, s.text FROM steps s JOIN labels l ON l.run_id = s.run_id AND l.server = s.server AND l.case_id = s.case_id WHERE l.needs_human_review ORDER BY s.run_id, s.server, s.case_id, s.trace_id, s.step",
+            "SELECT s.run_id, s.server, s.case_id, s.trace_id, s.step, s.kind, s.tool, s.arguments, s.result, s.as_of, s.text FROM steps s JOIN labeled l ON l.run_id = s.run_id AND l.server = s.server AND l.case_id = s.case_id WHERE l.needs_human_review ORDER BY s.run_id, s.server, s.case_id, s.trace_id, s.step",
         )
         .await?;
         Ok::<_, groundcheck::Error>((labels, steps))
     }
     .await;
-    finish(&session, &args.output.out, true)?;
+    drop(scratch);
     let (labels, steps) = result.context("cannot read the labels")?;
     let key = |r: &Map<String, Value>| {
         ["run_id", "server", "case_id"].map(|k| r.get(k).cloned().unwrap_or(Value::Null))
     };
     // Each task's steps, in order, looked up by task (not searched per task).
     let mut traces: std::collections::HashMap<[Value; 3], Vec<Value>> = Default::default();
-    for mut s in scoring::rows_as_json(&steps)? {
+    for mut s in groundcheck::engine::query::rows_as_json(&steps)? {
         let k = key(&s);
         for k in ["run_id", "server", "case_id"] {
             s.remove(k);
@@ -97,7 +126,7 @@ async fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
         traces.entry(k).or_default().push(Value::Object(s));
     }
     let mut text = String::new();
-    let rows = scoring::rows_as_json(&labels)?;
+    let rows = groundcheck::engine::query::rows_as_json(&labels)?;
     for r in &rows {
         let trace = traces.remove(&key(r)).unwrap_or_default();
         let get = |k: &str| r.get(k).cloned().unwrap_or(Value::Null);
@@ -121,7 +150,7 @@ async fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let path = args.output.out.join("review.jsonl");
     groundcheck::output::write_atomic(&path, text.as_bytes())
         .with_context(|| format!("cannot write {}", path.display()))?;
-    println!(
+    outln!(
         "{} task(s) need review; wrote {}",
         rows.len(),
         path.display()
@@ -174,7 +203,7 @@ fn decision(file: &Path, n: usize, line: &str) -> anyhow::Result<Option<Map<Stri
         Some(_) => {
             return Err(at(
                 "decision.failure_class",
-                "expected entity, semantic, structural, temporal, policy, none or null",
+                &format!("expected {} or null", CLASSES.join(", ")),
             ));
         }
     }
@@ -241,7 +270,7 @@ fn import(args: ImportArgs) -> anyhow::Result<ExitCode> {
     }
     groundcheck::output::write_atomic(&target, out.as_bytes())
         .with_context(|| format!("cannot write {}", target.display()))?;
-    println!(
+    outln!(
         "imported {} decision(s) into {} ({skipped} line(s) without a decision skipped)",
         decided.len(),
         target.display()

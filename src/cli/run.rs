@@ -6,11 +6,12 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::print::outln;
 use anyhow::Context;
 use clap::Args as ClapArgs;
-use groundcheck::gateway::OnBlock;
+use groundcheck::mcp::gateway::OnBlock;
+use groundcheck::mcp::runner::{Options, Outcome, parse_cases, run_case};
 use groundcheck::output::{ParquetFile, write_atomic};
-use groundcheck::runner::{Options, Outcome, parse_cases, run_case};
 use serde_json::{Value, json};
 
 /// Run your agent once per case against the server under test (seed 000's runner). The
@@ -155,7 +156,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     for t in tasks {
         let o = t.await.context("a case's task failed")??;
         if !args.quiet {
-            println!(
+            outln!(
                 "{:<8} {}  {} tool call(s), {} refused{}",
                 if o.ok() { "ok" } else { "FAILED" },
                 o.case_id,
@@ -173,11 +174,11 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let rows: Vec<Value> = outcomes.iter().flat_map(|o| o.steps.clone()).collect();
     let trace = out.join("traces").join(format!(
         "{}.parquet",
-        groundcheck::gateway::record::file_stem(&run_id)
+        groundcheck::mcp::gateway::record::file_stem(&run_id)
     ));
     let mut f = ParquetFile::create(&trace, groundcheck::model::STEPS.schema.clone())?;
-    let text_rows = groundcheck::import::json_columns_as_text(rows.clone());
-    f.write(&groundcheck::import::steps_batch(&text_rows)?)?;
+    let text_rows = groundcheck::input::import::json_columns_as_text(rows.clone());
+    f.write(&groundcheck::input::import::steps_batch(&text_rows)?)?;
     f.finish()?;
     let summary: String = outcomes
         .iter()
@@ -190,10 +191,10 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         .collect();
     let dir = out
         .join("run")
-        .join(groundcheck::gateway::record::file_stem(&run_id));
+        .join(groundcheck::mcp::gateway::record::file_stem(&run_id));
     write_atomic(&dir.join("summary.jsonl"), summary.as_bytes())?;
     let failed = outcomes.iter().filter(|o| !o.ok()).count();
-    println!(
+    outln!(
         "{} case(s), {} failed, {} step(s) -> {}",
         outcomes.len(),
         failed,

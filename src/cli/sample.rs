@@ -9,12 +9,12 @@ use clap::Args as ClapArgs;
 use datafusion::arrow::array::{Int64Array, RecordBatch, StringArray};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use datafusion::datasource::MemTable;
+use groundcheck::eval::sample::{Weights, allocate, order_key};
 use groundcheck::output::write_atomic;
-use groundcheck::sample::{Weights, allocate, order_key};
-use groundcheck::scoring;
 use serde_json::{Map, Value, json};
 
 use super::common::{Input, Output, finish};
+use super::print::out;
 
 /// Draw N traces stratified by tool, user role and outcome (clean, retry, clarification,
 /// failure: queries/trace_outcomes.sql), oversampling retries and clarifications by
@@ -53,14 +53,15 @@ const ENOUGH: usize = 50;
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let session = args.input.open().await?;
-    let result = scoring::collect(
+    let result = groundcheck::engine::query::collect(
         &session.ctx,
         "SELECT run_id, server, trace_id, case_id, as_user, user_role, question, tool, outcome \
          FROM trace_outcomes ORDER BY run_id, server, trace_id",
     )
     .await;
     finish(&session, &args.output.out, false)?;
-    let rows = scoring::rows_as_json(&result.context("cannot classify the traces")?.1)?;
+    let rows =
+        groundcheck::engine::query::rows_as_json(&result.context("cannot classify the traces")?.1)?;
     let s = |r: &Map<String, Value>, k: &str| {
         r.get(k).and_then(Value::as_str).unwrap_or("").to_string()
     };
@@ -123,7 +124,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         String::new(),
         picked.len().to_string(),
     ]);
-    print!("{}", scoring::align(&table));
+    out!("{}", groundcheck::output::text::align(&table));
     if rows.len() < ENOUGH {
         eprintln!(
             "warning: only {} traces to draw from; seed 000: fewer than {ENOUGH} is not enough to trust the numbers",
@@ -186,13 +187,13 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         "sample_keys",
         Arc::new(MemTable::try_new(keys.schema(), vec![vec![keys]])?),
     )?;
-    let (schema, batches) = scoring::collect(
+    let (schema, batches) = groundcheck::engine::query::collect(
         &session.ctx,
         "SELECT o.*, k.draw FROM trace_outcomes o JOIN sample_keys k \
          ON k.k_run_id = o.run_id AND k.k_server = o.server AND k.k_trace_id = o.trace_id ORDER BY k.draw",
     )
     .await?;
-    scoring::write_parquet(&dir.join("sample.parquet"), schema, &batches)?;
+    groundcheck::output::write_parquet(&dir.join("sample.parquet"), schema, &batches)?;
     eprintln!(
         "sampled {} of {} traces (seed {}) -> {}/worksheet.jsonl, sample.parquet",
         picked.len(),

@@ -3,10 +3,11 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use super::print::{out, outln};
 use anyhow::Context;
 use clap::Args as ClapArgs;
+use groundcheck::drift::snapshot::{Snapshot, batch, load, rows};
 use groundcheck::output::{ParquetFile, write_atomic};
-use groundcheck::snapshot::{Snapshot, batch, load, rows};
 
 /// Snapshot a server's tools (seed 002: "snapshot every MCP tool's schema"). The server is
 /// a command after `--` (spoken to over stdio), `stdio:CMD`, a streamable-HTTP URL, or a
@@ -54,7 +55,7 @@ pub struct Args {
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let source = match &args.source {
         Some(s) => s.clone(),
-        None => groundcheck::snapshot::stdio_source(&args.command),
+        None => groundcheck::drift::snapshot::stdio_source(&args.command),
     };
     let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
     let snap: Snapshot = load(&source, None, timeout).await?;
@@ -75,13 +76,13 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     .format("%Y-%m-%dT%H:%M:%SZ")
     .to_string();
     if let Some(file) = &args.capture {
-        let doc = groundcheck::snapshot::capture_json(&snap, &server, &captured_at);
+        let doc = groundcheck::drift::snapshot::capture_json(&snap, &server, &captured_at);
         let mut text = serde_json::to_string_pretty(&doc)?;
         text.push('\n');
         write_atomic(file, text.as_bytes())
             .with_context(|| format!("cannot write {}", file.display()))?;
         let surface = snap.surface.clone().unwrap_or_default();
-        println!(
+        outln!(
             "{} tool(s), {} prompt(s), {} resource(s), {} resource template(s) of {server} at {captured_at} -> {}",
             snap.tools.len(),
             surface.prompts.len(),
@@ -122,7 +123,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         f.write(&b)?;
         f.finish()?
     };
-    println!(
+    outln!(
         "{} tool(s) of {server}{} at {captured_at} -> {}",
         rows.len(),
         snap.server_version
@@ -137,7 +138,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(|t| vec![t.name.clone(), t.text_hash(), t.schema_hash()])
         .collect();
     if !table.is_empty() {
-        print!("{}", groundcheck::scoring::align_left(&table));
+        out!("{}", groundcheck::output::text::align_left(&table));
     }
     Ok(ExitCode::SUCCESS)
 }

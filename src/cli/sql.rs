@@ -85,7 +85,7 @@ async fn run_script(session: &Session, sql: &str, args: &Args) -> anyhow::Result
         if args.output.is_some() {
             last = Some((schema, batches));
         } else if !schema.fields().is_empty() {
-            let mut stdout = std::io::stdout().lock();
+            let mut stdout = super::print::stdout();
             print_batches(&mut stdout, args.format, &schema, &batches)?;
             if i + 1 < n && args.format == Format::Table {
                 writeln!(stdout).map_err(|e| groundcheck::Error::io("stdout", e))?;

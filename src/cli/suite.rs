@@ -7,13 +7,14 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args as ClapArgs, Subcommand};
 use groundcheck::Session;
+use groundcheck::engine::session::Format;
+use groundcheck::eval::report;
 use groundcheck::output::write_atomic;
-use groundcheck::scoring;
-use groundcheck::session::Format;
 use object_store::ObjectStoreExt;
 use serde_json::Value;
 
-use super::common::{Input, Output, finish};
+use super::common::{Chunking, Input, Oracle, Output, finish, write_labels};
+use super::print::{out, outln};
 
 /// The regression suite (seed 000: harvest, keep what exposes grounding, rerun on every
 /// change).
@@ -53,15 +54,17 @@ enum Command {
     /// touch: OUT/labels.* and the report for them. (The recorded traces are re-scored;
     /// a new agent run needs a runner fed OUT/suite/changed_cases.jsonl.)
     Rerun {
-        /// Select the cases the change touches (the only selection there is).
-        #[arg(long, required = true)]
-        changed: bool,
+        /// The older project folder (local or s3://), as for `suite impact`.
         #[arg(long, value_name = "DIR")]
         old: String,
         #[command(flatten)]
         input: Input,
         #[command(flatten)]
         output: Output,
+        #[command(flatten)]
+        oracle: Oracle,
+        #[command(flatten)]
+        chunking: Chunking,
     },
 }
 
@@ -70,8 +73,12 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Curate { input, output } => curate(input, output).await,
         Command::Impact { old, input, output } => impact(old, input, output).await,
         Command::Rerun {
-            old, input, output, ..
-        } => rerun(old, input, output).await,
+            old,
+            input,
+            output,
+            oracle,
+            chunking,
+        } => rerun(old, input, output, oracle, chunking).await,
     }
 }
 
@@ -113,19 +120,19 @@ fn write_rows(
 async fn curate(input: Input, output: Output) -> anyhow::Result<ExitCode> {
     super::common::local_out(&output.out, "suite curate")?;
     let session = input.open().await?;
-    let result = scoring::collect(
+    let result = groundcheck::engine::query::collect(
         &session.ctx,
         "SELECT * FROM suite_curation ORDER BY case_id",
     )
     .await;
     finish(&session, &output.out, false)?;
-    let rows = scoring::rows_as_json(&result.context("curation failed")?.1)?;
+    let rows = groundcheck::engine::query::rows_as_json(&result.context("curation failed")?.1)?;
     let mut kept = BTreeSet::new();
     for r in &rows {
         let id = r.get("case_id").and_then(Value::as_str).unwrap_or_default();
         let keep = r.get("keep").and_then(Value::as_bool).unwrap_or(true);
         let why = r.get("reasons").and_then(Value::as_str).unwrap_or_default();
-        println!("{} {id}: {why}", if keep { "KEEP" } else { "DROP" });
+        outln!("{} {id}: {why}", if keep { "KEEP" } else { "DROP" });
         if keep {
             kept.insert(id.to_string());
         }
@@ -139,7 +146,7 @@ async fn curate(input: Input, output: Output) -> anyhow::Result<ExitCode> {
             dir.join("curation.jsonl").display()
         ),
     }
-    println!(
+    outln!(
         "kept {} of {} cases -> {}",
         kept.len(),
         rows.len(),
@@ -158,9 +165,13 @@ async fn impacted(
         .register_old(old)
         .await
         .with_context(|| format!("cannot read --old {old}"))?;
-    let result = scoring::collect(&session.ctx, "SELECT * FROM case_impact ORDER BY case_id").await;
+    let result = groundcheck::engine::query::collect(
+        &session.ctx,
+        "SELECT * FROM case_impact ORDER BY case_id",
+    )
+    .await;
     finish(&session, &output.out, true)?;
-    let rows = scoring::rows_as_json(&result.context("impact failed")?.1)?;
+    let rows = groundcheck::engine::query::rows_as_json(&result.context("impact failed")?.1)?;
     Ok((session, rows))
 }
 
@@ -172,7 +183,7 @@ async fn impact(old: String, input: Input, output: Output) -> anyhow::Result<Exi
         .filter_map(|r| r.get("case_id").and_then(Value::as_str).map(str::to_string))
         .collect();
     for r in &rows {
-        println!(
+        outln!(
             "{}: {}",
             r.get("case_id").and_then(Value::as_str).unwrap_or_default(),
             r.get("reasons").and_then(Value::as_str).unwrap_or_default()
@@ -183,7 +194,7 @@ async fn impact(old: String, input: Input, output: Output) -> anyhow::Result<Exi
     if let Some(text) = case_lines(&session, &ids).await? {
         write_atomic(&dir.join("changed_cases.jsonl"), text.as_bytes())?;
     }
-    println!(
+    outln!(
         "{} case(s) touched by the change -> {}",
         ids.len(),
         dir.join("changed_cases.jsonl").display()
@@ -191,31 +202,39 @@ async fn impact(old: String, input: Input, output: Output) -> anyhow::Result<Exi
     Ok(ExitCode::SUCCESS)
 }
 
-async fn rerun(old: String, input: Input, output: Output) -> anyhow::Result<ExitCode> {
+async fn rerun(
+    old: String,
+    input: Input,
+    output: Output,
+    oracle: Oracle,
+    chunking: Chunking,
+) -> anyhow::Result<ExitCode> {
     super::common::local_out(&output.out, "suite rerun")?;
-    let (session, rows) = impacted(&old, &input, &output).await?;
+    let (_, rows) = impacted(&old, &input, &output).await?;
     if rows.is_empty() {
-        println!("no case is touched by the change: nothing to rerun");
+        outln!("no case is touched by the change: nothing to rerun");
         return Ok(ExitCode::SUCCESS);
     }
-    let (schema, labels) = scoring::collect(
-        &session.ctx,
-        &format!(
-            "SELECT * FROM labels WHERE case_id IN (SELECT case_id FROM case_impact) {}",
-            scoring::LABELS_ORDER
-        ),
+    let ids: Vec<String> = rows
+        .iter()
+        .filter_map(|r| r.get("case_id").and_then(Value::as_str))
+        .map(|id| format!("'{}'", id.replace('\'', "''")))
+        .collect();
+    let out = &output.out;
+    write_labels(
+        &input,
+        &output,
+        &oracle,
+        &chunking,
+        out,
+        Some(format!("case_id IN ({})", ids.join(", "))),
     )
     .await
     .context("labeling failed")?;
-    let out = &output.out;
-    let mut w = groundcheck::label_writer::LabelWriter::create(out, schema.clone())?;
-    for b in &labels {
-        w.write(b)?;
-    }
-    w.finish()?;
-    let (_, report) = scoring::report_of(schema, labels).await?;
-    print!("{}", scoring::report_table(&report)?);
-    println!(
+    let ctx = report::over_labels(&out.join("labels.parquet"), None).await?;
+    let (_, report) = report::report(&ctx).await?;
+    out!("{}", report::report_table(&report)?);
+    outln!(
         "re-scored {} case(s) the change touches against the current context -> {}",
         rows.len(),
         out.join("labels.jsonl").display()

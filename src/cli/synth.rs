@@ -18,6 +18,7 @@ pub struct Args {
     #[arg(long)]
     tasks: u64,
 
+    /// Seed of the generator: the same seed and task count give the same bytes.
     #[arg(long, default_value_t = 0)]
     seed: u64,
 

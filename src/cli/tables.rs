@@ -6,6 +6,7 @@ use clap::Args as ClapArgs;
 use groundcheck::model;
 
 use super::common::Input;
+use super::print::{out, outln};
 
 /// List every input table with where it was found (format, file count, bytes), or with
 /// --markdown print the documented schema of every table (docs/tables.md is this output).
@@ -22,21 +23,24 @@ pub struct Args {
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.markdown {
-        print!("{}", model::markdown());
+        out!("{}", model::markdown());
         return Ok(ExitCode::SUCCESS);
     }
     let session = args.input.open().await?;
-    println!(
+    outln!(
         "{:<16} {:<8} {:>6} {:>12}  location",
-        "table", "format", "files", "bytes"
+        "table",
+        "format",
+        "files",
+        "bytes"
     );
     for s in &session.sources {
         let format = match s.format {
-            Some(groundcheck::session::Format::Jsonl) => "jsonl",
-            Some(groundcheck::session::Format::Parquet) => "parquet",
+            Some(groundcheck::engine::session::Format::Jsonl) => "jsonl",
+            Some(groundcheck::engine::session::Format::Parquet) => "parquet",
             None => "-",
         };
-        println!(
+        outln!(
             "{:<16} {:<8} {:>6} {:>12}  {}",
             s.spec.name,
             format,

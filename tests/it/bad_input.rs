@@ -635,7 +635,7 @@ fn a_symlink_out_of_the_project_is_named_in_rejects_not_copied() {
 #[test]
 fn jsonl_ingest_never_panics_and_counts_every_line() {
     use groundcheck::Session;
-    use groundcheck::ingest::jsonl::{OnBadLine, ReadOptions};
+    use groundcheck::input::jsonl::{OnBadLine, ReadOptions};
     let demo = crate::support::demo();
     let head = |file: &str, n: usize| -> Vec<u8> {
         let text = std::fs::read_to_string(demo.join(file)).unwrap();

@@ -354,7 +354,7 @@ fn calls_come_from_the_model_messages_when_tool_spans_are_missing() {
 /// process. The property: an error or steps, never a panic. On the runtime's 32 MiB stack.
 #[test]
 fn importers_never_panic_on_mutated_real_traces() {
-    use groundcheck::import::{Format, Input, Options, import};
+    use groundcheck::input::import::{Format, Input, Options, import};
     let base = root().join("tests/fixtures/import/captured");
     let mut seeds: Vec<(Format, String, Vec<u8>)> = Vec::new();
     for dir in std::fs::read_dir(&base).unwrap() {

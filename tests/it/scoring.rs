@@ -43,7 +43,7 @@ fn demo_report_matches_the_golden_files() {
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     let fields: Vec<&String> = report[0].as_object().unwrap().keys().collect();
-    assert_eq!(fields.len(), groundcheck::scoring::REPORT_FIELDS.len());
+    assert_eq!(fields.len(), groundcheck::eval::report::REPORT_FIELDS.len());
 }
 
 #[test]
@@ -474,7 +474,7 @@ fn an_external_policy_oracle_adds_its_findings_and_failures_go_to_review() {
     let g = std::fs::read_to_string(tmp.path().join("g/labels.jsonl")).unwrap();
     assert!(
         g.contains(
-            "policy oracle answered a line that is not JSON: not json (call demo-2026-07-02/"
+            "policy oracle answered a line that is not a JSON object: not json (call demo-2026-07-02/"
         ),
         "{g}"
     );

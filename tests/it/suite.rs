@@ -1,5 +1,5 @@
 //! The eval-set lifecycle on the demo: `sample`, `suite curate`, `suite impact`, `suite
-//! rerun --changed`, and the report history behind queries/trends.sql.
+//! rerun`, and the report history behind queries/trends.sql.
 
 use crate::support::{demo, ok, root, run, sql_csv};
 
@@ -196,7 +196,7 @@ fn impact_and_rerun_select_exactly_the_touched_cases() {
             .count(),
         27
     );
-    let a = args(&["suite", "rerun", "--changed"]);
+    let a = args(&["suite", "rerun"]);
     let out = ok(&root(), &a.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(
         out.contains("re-scored 27 case(s) the change touches"),

@@ -1,0 +1,383 @@
+//! `groundcheck drift` outputs: a text table, JSON, a Markdown changelog, SARIF 2.1.0,
+//! JUnit XML and GitHub workflow annotations. Every format lists the same changes in the
+//! same order (tool, path, rule).
+
+use groundcheck_udfs::drift::{Action, Change, rules};
+use serde_json::{Value, json};
+
+use crate::drift::{Drift, Version};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+    Markdown,
+    Sarif,
+    Junit,
+    Github,
+}
+
+pub fn render(d: &Drift, format: Format) -> String {
+    match format {
+        Format::Table => table(d),
+        Format::Json => serde_json::to_string_pretty(&to_json(d)).expect("json") + "\n",
+        Format::Markdown => markdown(d),
+        Format::Sarif => serde_json::to_string_pretty(&sarif(d)).expect("json") + "\n",
+        Format::Junit => junit(d),
+        Format::Github => github(d),
+    }
+}
+
+fn when(s: &crate::drift::snapshot::Snapshot) -> String {
+    s.captured_at.clone().unwrap_or_else(|| s.source.clone())
+}
+
+fn summary(d: &Drift) -> String {
+    format!(
+        "{}: {} -> {}: {} change(s): {} block, {} warn, {} allow; {} ignored",
+        d.server(),
+        when(&d.old),
+        when(&d.new),
+        d.changes.len(),
+        d.count(Action::Block),
+        d.count(Action::Warn),
+        d.count(Action::Allow),
+        d.ignored
+    )
+}
+
+fn version_line(v: &Version) -> String {
+    let who = v
+        .tool
+        .as_ref()
+        .map(|t| format!("tool '{t}'"))
+        .unwrap_or_else(|| "server".into());
+    let mut s = format!("{who}: needs {}", v.needed.as_str());
+    match (&v.old, &v.new) {
+        (Some(o), Some(n)) => s += &format!(", declared {o} -> {n}"),
+        (None, Some(n)) => s += &format!(", declared {n}"),
+        _ => s += ", no declared version",
+    }
+    if let Some(p) = &v.problem {
+        s += &format!(": ERROR {p}");
+    }
+    if let Some((ok, why)) = &v.client {
+        s += &format!(
+            "; client {}: {why}",
+            if *ok {
+                "may call it"
+            } else {
+                "may NOT call it"
+            }
+        );
+    }
+    s
+}
+
+fn table(d: &Drift) -> String {
+    let mut out = summary(d) + "\n";
+    let rows: Vec<Vec<String>> = d
+        .changes
+        .iter()
+        .map(|c| {
+            vec![
+                c.action.as_str().to_uppercase(),
+                c.severity.to_string(),
+                c.tool.clone(),
+                c.message.clone(),
+                format!("{} {}", c.rule, c.fingerprint()),
+            ]
+        })
+        .collect();
+    if !rows.is_empty() {
+        out += &crate::output::text::align_left(&rows);
+    }
+    for v in &d.versions {
+        out += &format!("semver {}\n", version_line(v));
+    }
+    for r in &d.replay {
+        out += &format!("replay {r}\n");
+    }
+    out
+}
+
+fn change_json(c: &Change) -> Value {
+    json!({
+        "rule": c.rule,
+        "direction": c.direction.as_str(),
+        "severity": c.severity.as_str(),
+        "action": c.action.as_str(),
+        "tool": c.tool,
+        "path": c.path,
+        "message": c.message,
+        "before": c.before.as_deref().map(|s| serde_json::from_str::<Value>(s).unwrap_or(Value::Null)),
+        "after": c.after.as_deref().map(|s| serde_json::from_str::<Value>(s).unwrap_or(Value::Null)),
+        "fingerprint": c.fingerprint(),
+    })
+}
+
+pub fn to_json(d: &Drift) -> Value {
+    let snap = |s: &crate::drift::snapshot::Snapshot| {
+        json!({"source": s.source, "server": s.server, "server_version": s.server_version,
+               "captured_at": s.captured_at, "tools": s.tools.len()})
+    };
+    json!({
+        "server": d.server(),
+        "old": snap(&d.old),
+        "new": snap(&d.new),
+        "summary": {"changes": d.changes.len(), "block": d.count(Action::Block),
+                    "warn": d.count(Action::Warn), "allow": d.count(Action::Allow), "ignored": d.ignored},
+        "changes": d.changes.iter().map(change_json).collect::<Vec<_>>(),
+        "semver": d.versions.iter().map(|v| json!({
+            "tool": v.tool, "old": v.old, "new": v.new, "needed": v.needed.as_str(),
+            "problem": v.problem,
+            "client": v.client.as_ref().map(|(ok, why)| json!({"range": d.client_range, "allowed": ok, "why": why})),
+        })).collect::<Vec<_>>(),
+        "replay": d.replay,
+    })
+}
+
+fn markdown(d: &Drift) -> String {
+    let mut out = format!(
+        "# Tool changes: {}\n\n{} → {}\n\n",
+        d.server(),
+        when(&d.old),
+        when(&d.new)
+    );
+    // By what the gate does with a change (a review-severity change that blocks, such as
+    // suspicious wording, is listed as blocking).
+    let sections = [
+        ("Blocking", Action::Block),
+        ("Warnings", Action::Warn),
+        ("Allowed", Action::Allow),
+    ];
+    for (title, action) in sections {
+        let cs: Vec<&Change> = d.changes.iter().filter(|c| c.action == action).collect();
+        if cs.is_empty() {
+            continue;
+        }
+        out += &format!("## {title}\n\n");
+        for c in cs {
+            out += &format!(
+                "- **{}**: {} (`{}`, {}, {})\n",
+                c.tool, c.message, c.rule, c.severity, c.action
+            );
+        }
+        out += "\n";
+    }
+    if d.changes.is_empty() {
+        out += "No changes.\n\n";
+    }
+    out += "## Versions\n\n";
+    for v in &d.versions {
+        out += &format!("- {}\n", version_line(v));
+    }
+    if !d.replay.is_empty() {
+        out += "\n## Recorded calls against the new schemas\n\n";
+        for r in &d.replay {
+            out += &format!("- {r}\n");
+        }
+    }
+    if d.ignored > 0 {
+        out += &format!("\n{} change(s) ignored by the ignore file.\n", d.ignored);
+    }
+    out
+}
+
+/// SARIF rules for the version findings that fail a run.
+const VERSION_RULES: &[(&str, &str)] = &[
+    (
+        "semver-problem",
+        "The declared version is under-bumped for the changes, goes backwards, or is not a version.",
+    ),
+    (
+        "client-range-mismatch",
+        "A client pinned to --client-range may not call the new version.",
+    ),
+];
+
+fn level(a: Action) -> &'static str {
+    match a {
+        Action::Block => "error",
+        Action::Warn => "warning",
+        Action::Allow => "note",
+    }
+}
+
+fn sarif(d: &Drift) -> Value {
+    let mut used: Vec<&str> = d.changes.iter().map(|c| c.rule.as_str()).collect();
+    used.sort();
+    used.dedup();
+    let rules_json: Vec<Value> = used
+        .iter()
+        .map(|id| {
+            let r = rules::rule(id);
+            json!({"id": r.id, "shortDescription": {"text": r.text},
+                   "defaultConfiguration": {"level": level(r.action)},
+                   "properties": {"severity": r.severity.as_str(), "direction": r.direction.as_str()}})
+        })
+        .collect();
+    let mut results: Vec<Value> = d
+        .changes
+        .iter()
+        .map(|c| {
+            json!({
+                "ruleId": c.rule,
+                "level": level(c.action),
+                "message": {"text": format!("{}: {}", c.tool, c.message)},
+                "locations": [{
+                    "physicalLocation": {"artifactLocation": {"uri": d.new.source}},
+                    "logicalLocations": [{"name": c.tool, "fullyQualifiedName": format!("{}{}", c.tool, c.path), "kind": "member"}],
+                }],
+                "partialFingerprints": {"groundcheckChange/v1": c.fingerprint()},
+                "properties": {"severity": c.severity.as_str(), "path": c.path},
+            })
+        })
+        .collect();
+    // The version findings that fail a run are results too: a red job always says why.
+    let mut rules_json = rules_json;
+    for (id, text) in VERSION_RULES {
+        let hits: Vec<&Version> = d
+            .versions
+            .iter()
+            .filter(|v| match *id {
+                "semver-problem" => v.problem.is_some(),
+                _ => v.client.as_ref().is_some_and(|c| !c.0),
+            })
+            .collect();
+        if hits.is_empty() {
+            continue;
+        }
+        rules_json.push(json!({"id": id, "shortDescription": {"text": text},
+            "defaultConfiguration": {"level": "error"},
+            "properties": {"severity": "breaking", "direction": "version"}}));
+        for v in hits {
+            let who = v.tool.clone().unwrap_or_else(|| d.server());
+            let line = version_line(v);
+            results.push(json!({
+                "ruleId": id,
+                "level": "error",
+                "message": {"text": line},
+                "locations": [{
+                    "physicalLocation": {"artifactLocation": {"uri": d.new.source}},
+                    "logicalLocations": [{"name": who, "kind": "member"}],
+                }],
+                "partialFingerprints": {"groundcheckChange/v1": groundcheck_udfs::drift::short_hash(
+                    &format!("{id}\u{1f}{who}\u{1f}{}", v.new.clone().unwrap_or_default()))},
+                "properties": {"severity": "breaking"},
+            }));
+        }
+    }
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "groundcheck", "version": env!("CARGO_PKG_VERSION"), "rules": rules_json}},
+            "results": results,
+        }],
+    })
+}
+
+fn xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&apos;")
+}
+
+fn junit(d: &Drift) -> String {
+    let mut tools: Vec<String> = d.new.tools.iter().map(|t| t.name.clone()).collect();
+    tools.extend(d.changes.iter().map(|c| c.tool.clone()));
+    tools.sort();
+    tools.dedup();
+    let server = d.server();
+    let mut cases = String::new();
+    let mut failures = 0;
+    for t in &tools {
+        let cs: Vec<&Change> = d.changes.iter().filter(|c| &c.tool == t).collect();
+        let blocking: Vec<&&Change> = cs.iter().filter(|c| c.action == Action::Block).collect();
+        let version = d.versions.iter().find(|v| v.tool.as_deref() == Some(t));
+        let vproblem = version.and_then(|v| {
+            v.problem
+                .clone()
+                .or(v.client.as_ref().filter(|c| !c.0).map(|c| c.1.clone()))
+        });
+        cases += &format!(
+            "    <testcase classname=\"{}\" name=\"{}\">\n",
+            xml(&server),
+            xml(t)
+        );
+        if !blocking.is_empty() || vproblem.is_some() {
+            failures += 1;
+            let mut lines: Vec<String> = blocking
+                .iter()
+                .map(|c| format!("{} [{}]", c.message, c.rule))
+                .collect();
+            lines.extend(vproblem);
+            cases += &format!(
+                "      <failure message=\"{}\" type=\"drift\">{}</failure>\n",
+                xml(&lines[0]),
+                xml(&lines.join("\n"))
+            );
+        }
+        let rest: Vec<String> = cs
+            .iter()
+            .filter(|c| c.action != Action::Block)
+            .map(|c| format!("{}: {} [{}]", c.action, c.message, c.rule))
+            .collect();
+        if !rest.is_empty() {
+            cases += &format!("      <system-out>{}</system-out>\n", xml(&rest.join("\n")));
+        }
+        cases += "    </testcase>\n";
+    }
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"groundcheck drift {}\" tests=\"{}\" failures=\"{}\">\n{}  </testsuite>\n</testsuites>\n",
+        xml(&server),
+        tools.len(),
+        failures,
+        cases
+    )
+}
+
+fn gh(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn github(d: &Drift) -> String {
+    let file = if d.new.source.contains("://") || d.new.source.starts_with("stdio:") {
+        String::new()
+    } else {
+        format!(
+            "file={},",
+            gh(&d.new.source).replace(',', "%2C").replace(':', "%3A")
+        )
+    };
+    let mut out = String::new();
+    for c in &d.changes {
+        let kind = match c.action {
+            Action::Block => "error",
+            Action::Warn => "warning",
+            Action::Allow => "notice",
+        };
+        out += &format!(
+            "::{kind} {file}title={}::{}\n",
+            gh(&c.rule).replace(',', "%2C").replace(':', "%3A"),
+            gh(&format!(
+                "{}: {} ({}, fingerprint {})",
+                c.tool,
+                c.message,
+                c.severity,
+                c.fingerprint()
+            ))
+        );
+    }
+    for v in &d.versions {
+        if v.problem.is_some() || v.client.as_ref().is_some_and(|c| !c.0) {
+            out += &format!("::error {file}title=semver::{}\n", gh(&version_line(v)));
+        }
+    }
+    out
+}

@@ -1,0 +1,409 @@
+//! `groundcheck drift`'s judgement: two snapshots diffed, severity overrides and an ignore
+//! file applied, semver checked (suggested bump, under-bumped declared versions, a
+//! client's range), and the verdict for CI.
+
+pub mod format;
+pub mod snapshot;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use groundcheck_udfs::drift::semver::{self, Bump};
+use groundcheck_udfs::drift::{self, Action, Change, Severity, rules};
+
+use crate::drift::snapshot::Snapshot;
+use crate::error::{Error, Result};
+
+/// When the run fails (exit 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// A change whose action is block, an under-bumped version, or a client range the new
+    /// version falls outside (seed 002: the decision defaults to block).
+    Breaking,
+    /// The same, and any change whose action is warn.
+    Warning,
+    /// Never: report only.
+    Never,
+}
+
+/// `RULE=SEVERITY[:ACTION]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Override {
+    pub rule: String,
+    pub severity: Severity,
+    pub action: Action,
+}
+
+impl Override {
+    pub fn parse(s: &str) -> std::result::Result<Override, String> {
+        let (rule, rest) = s
+            .split_once('=')
+            .ok_or_else(|| format!("expected RULE=SEVERITY[:ACTION], got '{s}'"))?;
+        if rules::find(rule).is_none() {
+            return Err(format!(
+                "no drift rule '{rule}' (groundcheck drift --rules lists them)"
+            ));
+        }
+        let (sev, act) = match rest.split_once(':') {
+            Some((s, a)) => (s, Some(a)),
+            None => (rest, None),
+        };
+        let severity = Severity::parse(sev).ok_or_else(|| {
+            format!(
+                "'{sev}' is not a severity (breaking, likely-breaking, warning, review, compatible)"
+            )
+        })?;
+        let action = match act {
+            Some(a) => Action::parse(a)
+                .ok_or_else(|| format!("'{a}' is not an action (block, warn, allow)"))?,
+            None => severity.default_action(),
+        };
+        Ok(Override {
+            rule: rule.to_string(),
+            severity,
+            action,
+        })
+    }
+}
+
+/// An ignore file: one entry per line, `RULE FINGERPRINT` (that change only), `RULE`
+/// (every change of the rule) or `FINGERPRINT`; `#` starts a comment.
+#[derive(Debug, Clone, Default)]
+pub struct Ignore {
+    entries: Vec<(Option<String>, Option<String>)>,
+}
+
+impl Ignore {
+    /// The ignore file at `path`, or nothing to ignore.
+    pub fn read(path: Option<&std::path::Path>) -> Result<Ignore> {
+        match path {
+            Some(p) => {
+                let text = std::fs::read_to_string(p).map_err(|e| {
+                    Error::Usage(format!("cannot read --ignore {}: {e}", p.display()))
+                })?;
+                Ignore::parse(&p.display().to_string(), &text)
+            }
+            None => Ok(Ignore::default()),
+        }
+    }
+
+    pub fn parse(file: &str, text: &str) -> Result<Ignore> {
+        let mut entries = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let is_fp = |w: &str| w.len() == 16 && w.chars().all(|c| c.is_ascii_hexdigit());
+            let bad = |why: String| Error::Input(format!("{file}:{}: {why}", i + 1));
+            let rule = |w: &str| {
+                rules::find(w)
+                    .map(|r| r.id.clone())
+                    .ok_or_else(|| bad(format!("no drift rule '{w}'")))
+            };
+            entries.push(match words.as_slice() {
+                [w] if is_fp(w) => (None, Some(w.to_string())),
+                [w] => (Some(rule(w)?), None),
+                [r, f] if is_fp(f) => (Some(rule(r)?), Some(f.to_string())),
+                _ => {
+                    return Err(bad(format!(
+                        "expected 'RULE FINGERPRINT', 'RULE' or 'FINGERPRINT', got '{line}'"
+                    )));
+                }
+            });
+        }
+        Ok(Ignore { entries })
+    }
+
+    pub fn matches(&self, c: &Change) -> bool {
+        let fp = c.fingerprint();
+        self.entries.iter().any(|(r, f)| {
+            r.as_ref().is_none_or(|r| *r == c.rule) && f.as_ref().is_none_or(|f| *f == fp)
+        })
+    }
+}
+
+/// The version verdict for one tool (or the whole server when `tool` is None).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Version {
+    pub tool: Option<String>,
+    pub old: Option<String>,
+    pub new: Option<String>,
+    pub needed: Bump,
+    /// Under-bumped, backwards, or not a version.
+    pub problem: Option<String>,
+    /// Whether a client pinned to --client-range may call the new version, and why.
+    pub client: Option<(bool, String)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Drift {
+    pub old: Snapshot,
+    pub new: Snapshot,
+    /// Changes after overrides, without the ignored ones.
+    pub changes: Vec<Change>,
+    pub ignored: usize,
+    pub versions: Vec<Version>,
+    pub client_range: Option<String>,
+    /// With --replay: per tool, what the recorded calls would do against NEW.
+    pub replay: Vec<String>,
+}
+
+pub struct Options<'a> {
+    pub overrides: &'a [Override],
+    pub ignore: &'a Ignore,
+    pub client_range: Option<&'a str>,
+}
+
+pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
+    if let Some(r) = opts.client_range {
+        semver::allows(r, "0.0.0").map_err(|e| Error::Usage(format!("--client-range: {e}")))?;
+    }
+    let mut changes = Vec::new();
+    let mut ignored = 0;
+    // Prompts, resources, templates, instructions and capabilities, where both sides
+    // carry them (a live server or a capture; stored rows hold tools only).
+    let surface = match (&old.surface, &new.surface) {
+        (Some(a), Some(b)) => drift::surface::diff(a, b),
+        _ => Vec::new(),
+    };
+    for mut c in drift::diff(&old.tools, &new.tools)
+        .into_iter()
+        .chain(surface)
+    {
+        if let Some(o) = opts.overrides.iter().rev().find(|o| o.rule == c.rule) {
+            c.severity = o.severity;
+            c.action = o.action;
+        }
+        if opts.ignore.matches(&c) {
+            ignored += 1;
+        } else {
+            changes.push(c);
+        }
+    }
+    let mut by_tool: BTreeMap<&str, Vec<&Change>> = BTreeMap::new();
+    for c in changes
+        .iter()
+        .filter(|c| c.direction != groundcheck_udfs::drift::Direction::Server)
+    {
+        by_tool.entry(c.tool.as_str()).or_default().push(c);
+    }
+    let old_versions: BTreeMap<&str, &str> = old
+        .tools
+        .iter()
+        .filter_map(|t| t.version.as_deref().map(|v| (t.name.as_str(), v)))
+        .collect();
+    let mut versions = Vec::new();
+    let tools: BTreeSet<&str> = new
+        .tools
+        .iter()
+        .map(|t| t.name.as_str())
+        .chain(by_tool.keys().copied())
+        .collect();
+    for name in tools {
+        let cs = by_tool.get(name).cloned().unwrap_or_default();
+        let needed = semver::needed(cs.iter().copied());
+        let new_v = new
+            .tools
+            .iter()
+            .find(|t| t.name == name)
+            .and_then(|t| t.version.clone());
+        let old_v = old_versions.get(name).map(|s| s.to_string());
+        if needed == Bump::None && new_v == old_v && opts.client_range.is_none() {
+            continue;
+        }
+        versions.push(verdict(
+            Some(name),
+            old_v,
+            new_v,
+            needed,
+            &cs,
+            opts.client_range,
+        ));
+    }
+    let all: Vec<&Change> = changes.iter().collect();
+    let needed = semver::needed(all.iter().copied());
+    versions.push(verdict(
+        None,
+        old.server_version.clone(),
+        new.server_version.clone(),
+        needed,
+        &all,
+        opts.client_range,
+    ));
+    Ok(Drift {
+        old,
+        new,
+        changes,
+        ignored,
+        versions,
+        client_range: opts.client_range.map(str::to_string),
+        replay: Vec::new(),
+    })
+}
+
+fn verdict(
+    tool: Option<&str>,
+    old: Option<String>,
+    new: Option<String>,
+    needed: Bump,
+    changes: &[&Change],
+    range: Option<&str>,
+) -> Version {
+    let problem = match (&old, &new) {
+        (Some(o), Some(n)) => semver::under_bump(o, n, needed),
+        (None, Some(n)) => semver::parse(n).err(),
+        _ => None,
+    };
+    let breaking = changes
+        .iter()
+        .any(|c| matches!(c.severity, Severity::Breaking | Severity::LikelyBreaking));
+    let client = range.map(|r| match &new {
+        Some(v) => match semver::allows(r, v) {
+            Ok(true) if breaking && problem.is_some() => (
+                false,
+                format!("{v} is in {r}, but it was under-bumped over breaking changes"),
+            ),
+            Ok(true) if breaking && old.is_none() => (
+                false,
+                format!(
+                    "{v} is in {r}, but the changes are breaking and the old version is unknown"
+                ),
+            ),
+            Ok(true) => (true, format!("{v} is in {r}")),
+            Ok(false) => (
+                false,
+                format!("schema version mismatch, expected {r}, got {v}"),
+            ),
+            Err(e) => (false, e),
+        },
+        None if breaking => (
+            false,
+            "no declared version, and the changes are breaking".to_string(),
+        ),
+        None => (true, "no declared version; no breaking change".to_string()),
+    });
+    Version {
+        tool: tool.map(str::to_string),
+        old,
+        new,
+        needed,
+        problem,
+        client,
+    }
+}
+
+impl Drift {
+    /// Whether the run fails under `fail_on`, and the count of findings that make it.
+    pub fn failures(&self, fail_on: FailOn) -> usize {
+        if fail_on == FailOn::Never {
+            return 0;
+        }
+        let changes = self
+            .changes
+            .iter()
+            .filter(|c| {
+                c.action == Action::Block
+                    || (fail_on == FailOn::Warning && c.action == Action::Warn)
+            })
+            .count();
+        let versions = self
+            .versions
+            .iter()
+            .filter(|v| v.problem.is_some() || v.client.as_ref().is_some_and(|c| !c.0))
+            .count();
+        changes + versions
+    }
+
+    pub fn count(&self, action: Action) -> usize {
+        self.changes.iter().filter(|c| c.action == action).count()
+    }
+
+    pub fn server(&self) -> String {
+        self.new
+            .server
+            .clone()
+            .or(self.old.server.clone())
+            .unwrap_or_else(|| "server".to_string())
+    }
+}
+
+/// Seed 002's evidence beside the diff: every recorded call of the project at `data` to
+/// the new snapshot's server, checked against the new schemas (queries/replay_summary.sql).
+pub async fn replay(d: &Drift, data: &str) -> Result<Vec<String>> {
+    use datafusion::dataframe::DataFrameWriteOptions;
+    let session = crate::Session::open(crate::SessionOptions {
+        data: data.to_string(),
+        ..Default::default()
+    })
+    .await?;
+    // Recorded calls are matched by server name: without one nothing could match.
+    let Some(server) = d.new.server.clone().or(d.old.server.clone()) else {
+        return Err(Error::Usage(format!(
+            "--replay: {} names no server, so no recorded call can be matched to it: give \
+             --server NAME (the server the recorded calls were made to)",
+            d.new.source
+        )));
+    };
+    let rows = crate::drift::snapshot::rows(&d.new, &server, "1970-01-01T00:00:00Z");
+    let batch = crate::drift::snapshot::batch(&rows)?;
+    session
+        .ctx
+        .read_batch(batch)?
+        .write_table("candidate_snapshots", DataFrameWriteOptions::new())
+        .await?;
+    let (_, batches) = crate::engine::query::collect(
+        &session.ctx,
+        "SELECT * FROM replay_summary ORDER BY server, tool",
+    )
+    .await?;
+    let mut out = Vec::new();
+    for r in crate::engine::query::rows_as_json(&batches)? {
+        let n = |k: &str| r.get(k).and_then(serde_json::Value::as_i64).unwrap_or(0);
+        let s = |k: &str| {
+            r.get(k)
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        out.push(if n("failing") > 0 {
+            format!(
+                "{} of {} recorded calls to {} would fail: {}",
+                n("failing"),
+                n("calls"),
+                s("tool"),
+                s("reasons")
+            )
+        } else {
+            format!("all {} recorded calls to {} pass", n("calls"), s("tool"))
+        });
+    }
+    if out.is_empty() {
+        return Err(Error::Input(format!(
+            "--replay {data}: no recorded call to a tool of server '{server}'{}",
+            recorded_servers(&session).await
+        )));
+    }
+    Ok(out)
+}
+
+/// ` (the recorded calls are to: a, b)`, for a replay that matched nothing.
+pub async fn recorded_servers(session: &crate::Session) -> String {
+    let q = "SELECT DISTINCT server FROM steps WHERE kind = 'tool_call' AND server IS NOT NULL ORDER BY server";
+    match crate::engine::query::collect(&session.ctx, q).await {
+        Ok((_, batches)) => {
+            let names: Vec<String> = crate::engine::query::rows_as_json(&batches)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|r| r.get("server").and_then(serde_json::Value::as_str))
+                .map(str::to_string)
+                .collect();
+            if names.is_empty() {
+                " (it has no recorded tool calls)".to_string()
+            } else {
+                format!(" (the recorded calls are to: {})", names.join(", "))
+            }
+        }
+        Err(_) => String::new(),
+    }
+}

@@ -1,0 +1,87 @@
+//! One way to build a DataFusion context, for local runs, reports and every side of a
+//! Ballista cluster: our options, our object stores, our functions and
+//! datafusion-functions-json's.
+
+use std::sync::Arc;
+
+use datafusion::execution::SessionStateBuilder;
+use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
+use datafusion::execution::session_state::SessionState;
+use datafusion::prelude::{SessionConfig, SessionContext};
+
+use crate::error::Result;
+use crate::store::registry::S3Registry;
+
+/// Where queries run besides this process (`engine::cluster`, the `ballista` feature).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cluster {
+    /// A Ballista scheduler at `df://host:port`.
+    Remote(String),
+    /// A Ballista scheduler and an executor started in this process (tests, trying it out).
+    Standalone,
+}
+
+/// A local context: our options, functions and stores.
+pub fn new_context() -> Result<SessionContext> {
+    Ok(SessionContext::new_with_state(session_state(
+        SessionConfig::new(),
+    )?))
+}
+
+/// A local context with `n` partitions per stage.
+pub fn with_partitions(n: usize) -> Result<SessionContext> {
+    Ok(SessionContext::new_with_state(session_state(
+        SessionConfig::new().with_target_partitions(n.max(1)),
+    )?))
+}
+
+/// One partition, rows in fixed batches: floating-point sums (cost_total_usd) then add in
+/// the labels' order whatever batches they came in (a cluster's differed in the last
+/// digit at 1M tasks). Reports and label files are read in such a context.
+pub fn single_partition() -> Result<SessionContext> {
+    with_partitions(1)
+}
+
+/// A runtime whose object stores come from the AWS environment.
+pub fn runtime() -> datafusion::common::Result<Arc<RuntimeEnv>> {
+    RuntimeEnvBuilder::new()
+        .with_object_store_registry(Arc::new(S3Registry::default()))
+        .build_arc()
+}
+
+/// Registers every function groundcheck's SQL calls.
+pub fn register_functions(ctx: &mut SessionContext) -> datafusion::common::Result<()> {
+    groundcheck_udfs::register_all(ctx)?;
+    datafusion_functions_json::register_all(ctx)?;
+    Ok(())
+}
+
+/// A session state with `config` and our options (which travel with it to a cluster's
+/// scheduler and executors), our runtime and our functions.
+pub fn session_state(config: SessionConfig) -> datafusion::common::Result<SessionState> {
+    let state = SessionStateBuilder::new()
+        .with_config(apply_options(config))
+        .with_runtime_env(runtime()?)
+        .with_default_features()
+        .build();
+    let mut ctx = SessionContext::new_with_state(state);
+    register_functions(&mut ctx)?;
+    Ok(ctx.state())
+}
+
+/// The session options every groundcheck query runs with, locally or on a cluster.
+pub fn apply_options(config: SessionConfig) -> SessionConfig {
+    let mut config = config.with_information_schema(true);
+    // DataFusion 55's leaf-expression pushdown (struct field access moved towards the scan)
+    // gave us planning errors and, once, wrong rows on the labels queries; upstream tracks
+    // this class of bug in apache/datafusion#25459. Correct rows first: it stays off.
+    config
+        .options_mut()
+        .optimizer
+        .enable_leaf_expression_pushdown = false;
+    // Sort-merge joins: the labels query joins ~15 per-task views on (run_id, server,
+    // case_id) with wide rows; with hash joins it took 3.3x the time and 2.8x the memory
+    // at 100k tasks (benches/RESULTS.md), and with single-partition hash joins 24 GiB.
+    config.options_mut().optimizer.prefer_hash_join = false;
+    config
+}

@@ -1,0 +1,400 @@
+//! Labeling in chunks of cases, so that memory follows the chunk size, not the project.
+//!
+//! A label is a function of one task, (run_id, server, case_id): its steps, its case and
+//! the small context tables. So `steps` and `cases` are split by a hash of case_id into
+//! files on local disk in one pass each; each chunk is then loaded into the in-memory
+//! tables the views were planned against (`wrap`, between a session's tables and its
+//! views), labeled, and its
+//! labels, sorted, written to a file of its own; a sort-preserving merge of those files
+//! gives every label in the order of the whole run, the same bytes as one pass.
+//!
+//! Steps without a case_id belong to no task, but a task's steps may join them by trace
+//! (a call's result): they go with every chunk.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{Array, AsArray, RecordBatch, UInt32Array};
+use arrow::compute::SortOptions;
+use arrow::datatypes::{DataType, SchemaRef};
+use arrow::ipc::reader::FileReader;
+use arrow::ipc::writer::FileWriter;
+use datafusion::catalog::TableProvider;
+use datafusion::datasource::MemTable;
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_expr::{LexOrdering, PhysicalSortExpr};
+use datafusion::physical_plan::ExecutionPlan;
+use datafusion::physical_plan::expressions::col;
+use datafusion::physical_plan::sorts::sort_preserving_merge::SortPreservingMergeExec;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
+use datafusion::prelude::SessionContext;
+use futures::StreamExt;
+
+use crate::engine::query::conform;
+use crate::engine::session::{Format, Session};
+use crate::error::{Error, Result};
+use crate::output::Rebatcher;
+use crate::output::label_writer::LabelWriter;
+
+/// The tables split by case.
+pub const CHUNKED: &[&str] = &["steps", "cases"];
+
+/// The labels' sort key (`eval::labels::ORDER`).
+const KEY: [&str; 3] = ["run_id", "server", "case_id"];
+
+/// Bytes of JSON lines per step, to size chunks of a JSONL steps table without reading it.
+const JSONL_BYTES_PER_STEP: u64 = 256;
+
+/// At most this many chunks: the split keeps a file open per chunk (and the usual limit
+/// of open files is 1024). Beyond it chunks grow instead (250M steps at the default).
+const MAX_CHUNKS: usize = 1000;
+
+/// Rows the split holds back over all chunks before writing: each chunk's file gets
+/// batches of this share (at least 256 rows), so the buffers stay small however many
+/// chunks there are; batches are joined again to 8192 rows when a chunk is loaded.
+const SPLIT_ROWS: usize = 65_536;
+
+/// One table filled chunk by chunk: where its rows come from, and the in-memory table the
+/// views read.
+pub struct ChunkTable {
+    pub name: &'static str,
+    pub source: Arc<dyn TableProvider>,
+    pub mem: Arc<MemTable>,
+}
+
+/// How to split: steps per chunk (about; 0: one chunk), and the policy oracle to ask
+/// about each chunk's calls (command, timeout per call).
+pub struct Options<'a> {
+    pub chunk_steps: u64,
+    pub oracle: Option<&'a (String, std::time::Duration)>,
+}
+
+/// What chunked labeling did.
+#[derive(Debug, Default)]
+pub struct Done {
+    pub chunks: usize,
+    pub oracle_calls: usize,
+}
+
+/// Puts an in-memory table in the place of each of `CHUNKED` in a session whose views are
+/// not planned yet (`Session::open_tables`); returns them, with the tables they replace.
+pub fn wrap(session: &Session) -> Result<Vec<ChunkTable>> {
+    let mut out = Vec::new();
+    for name in CHUNKED {
+        let source = session
+            .ctx
+            .deregister_table(*name)?
+            .ok_or_else(|| Error::Usage(format!("no table {name} to label in chunks")))?;
+        let table = ChunkTable::new(name, source, &session.ctx)?;
+        session.ctx.register_table(*name, table.mem.clone())?;
+        out.push(table);
+    }
+    Ok(out)
+}
+
+impl ChunkTable {
+    fn new(
+        name: &'static str,
+        source: Arc<dyn TableProvider>,
+        ctx: &SessionContext,
+    ) -> Result<Self> {
+        // One partition per core, so that a chunk's scans run in parallel.
+        let parts = ctx.copied_config().target_partitions().max(1);
+        let mem = MemTable::try_new(source.schema(), vec![vec![]; parts])?;
+        Ok(Self {
+            name,
+            source,
+            mem: Arc::new(mem),
+        })
+    }
+
+    /// Replaces the table's rows, spread over its partitions.
+    async fn fill(&self, batches: Vec<RecordBatch>) {
+        let n = self.mem.batches.len();
+        let mut parts = vec![Vec::new(); n];
+        for (i, b) in batches.into_iter().enumerate() {
+            parts[i % n].push(b);
+        }
+        for (slot, rows) in self.mem.batches.iter().zip(parts) {
+            *slot.write().await = rows;
+        }
+    }
+}
+
+/// Labels every task of `query` (the labels view, ordered by `KEY`), `tables` filled a
+/// chunk at a time, into `out`; `on_chunk` hears (k, n, tasks labeled so far) as chunk k
+/// of n starts. `dir` holds the chunks' temporary files.
+pub(crate) async fn write_labels(
+    session: &Session,
+    tables: &[ChunkTable],
+    query: datafusion::dataframe::DataFrame,
+    out: &mut LabelWriter,
+    dir: &Path,
+    opts: &Options<'_>,
+    on_chunk: &dyn Fn(usize, usize, u64),
+) -> Result<Done> {
+    let ctx = &session.ctx;
+    let schema = out.schema();
+    let steps = estimated_steps(session, tables).await?;
+    let n = if opts.chunk_steps == 0 {
+        1
+    } else {
+        (steps.div_ceil(opts.chunk_steps).max(1) as usize).min(MAX_CHUNKS)
+    };
+    let mut done = Done {
+        chunks: n,
+        ..Default::default()
+    };
+    if n == 1 {
+        on_chunk(1, 1, 0);
+        for t in tables {
+            let rows = ctx.read_table(t.source.clone())?.collect().await?;
+            let rows = rows
+                .into_iter()
+                .map(|b| conform(&t.mem.schema(), b))
+                .collect::<Result<Vec<_>>>()?;
+            t.fill(rows).await;
+        }
+        done.oracle_calls += oracle(ctx, opts).await?;
+        let mut stream = query.clone().execute_stream().await?;
+        while let Some(b) = stream.next().await {
+            out.write(&conform(&schema, b?)?)?;
+        }
+    } else {
+        let tmp = tempfile::Builder::new()
+            .prefix(".groundcheck-chunks-")
+            .tempdir_in(dir)
+            .map_err(|e| Error::io(dir.display(), e))?;
+        crate::output::track_temporary(tmp.path());
+        for t in tables {
+            split(ctx, t, n, tmp.path()).await?;
+        }
+        let mut sorted = Vec::new();
+        let mut labeled = 0;
+        for k in 0..n {
+            on_chunk(k + 1, n, labeled);
+            for t in tables {
+                let mut rows = read_ipc(&part_path(tmp.path(), t.name, k))?;
+                rows.extend(read_ipc(&part_path(tmp.path(), t.name, n))?);
+                t.fill(crate::output::rebatch(&t.mem.schema(), &rows)?)
+                    .await;
+            }
+            done.oracle_calls += oracle(ctx, opts).await?;
+            let path = tmp.path().join(format!("labels-{k}.arrow"));
+            let mut w = ipc_writer(&path, &schema)?;
+            let mut stream = query.clone().execute_stream().await?;
+            while let Some(b) = stream.next().await {
+                let b = conform(&schema, b?)?;
+                labeled += b.num_rows() as u64;
+                w.write(&b)?;
+            }
+            w.finish()?;
+            sorted.push(path);
+        }
+        for t in tables {
+            t.fill(Vec::new()).await;
+        }
+        let mut merged = merge(&schema, sorted, ctx.task_ctx())?;
+        while let Some(b) = merged.next().await {
+            out.write(&b?)?;
+        }
+    }
+    Ok(done)
+}
+
+/// Steps in the project: counted from Parquet metadata or memory, estimated from the size
+/// of JSON lines (counting those would read them twice).
+async fn estimated_steps(session: &Session, tables: &[ChunkTable]) -> Result<u64> {
+    if let Some(s) = session.sources.iter().find(|s| s.spec.name == "steps")
+        && s.format == Some(Format::Jsonl)
+    {
+        return Ok(s.bytes() / JSONL_BYTES_PER_STEP);
+    }
+    let steps = tables
+        .iter()
+        .find(|t| t.name == "steps")
+        .ok_or_else(|| Error::Usage("no steps table to chunk".into()))?;
+    Ok(session
+        .ctx
+        .read_table(steps.source.clone())?
+        .count()
+        .await? as u64)
+}
+
+async fn oracle(ctx: &SessionContext, opts: &Options<'_>) -> Result<usize> {
+    match opts.oracle {
+        Some((cmd, timeout)) => crate::eval::oracle::run(ctx, cmd, *timeout).await,
+        None => Ok(0),
+    }
+}
+
+/// `DIR/NAME-K.arrow`; part `n` holds the rows without a case_id.
+fn part_path(dir: &Path, name: &str, k: usize) -> PathBuf {
+    dir.join(format!("{name}-{k}.arrow"))
+}
+
+/// Reads a table once and writes its rows to `n` files by a hash of case_id (and one more
+/// for rows without one).
+async fn split(ctx: &SessionContext, t: &ChunkTable, n: usize, dir: &Path) -> Result<()> {
+    let schema = t.mem.schema();
+    let rows = (SPLIT_ROWS / (n + 1)).clamp(256, 8192);
+    let mut parts = (0..=n)
+        .map(|k| {
+            Ok(Part {
+                writer: ipc_writer(&part_path(dir, t.name, k), &schema)?,
+                rebatch: Rebatcher::with_rows(schema.clone(), rows),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let key = schema.index_of("case_id")?;
+    let mut stream = ctx.read_table(t.source.clone())?.execute_stream().await?;
+    while let Some(b) = stream.next().await {
+        let b = conform(&schema, b?)?;
+        let buckets = buckets(b.column(key).as_ref(), n)?;
+        // Rows grouped by bucket (stable), then one slice per bucket.
+        let mut order: Vec<u32> = (0..b.num_rows() as u32).collect();
+        order.sort_by_key(|&i| buckets[i as usize]);
+        let grouped = arrow::compute::take_record_batch(&b, &UInt32Array::from(order.clone()))?;
+        let mut start = 0;
+        while start < order.len() {
+            let k = buckets[order[start] as usize];
+            let len = order[start..]
+                .iter()
+                .take_while(|&&i| buckets[i as usize] == k)
+                .count();
+            let part = &mut parts[k];
+            for full in part.rebatch.push(&grouped.slice(start, len))? {
+                part.writer.write(&full)?;
+            }
+            start += len;
+        }
+    }
+    for mut part in parts {
+        if let Some(last) = part.rebatch.finish()? {
+            part.writer.write(&last)?;
+        }
+        part.writer.finish()?;
+    }
+    Ok(())
+}
+
+struct Part {
+    writer: FileWriter<BufWriter<File>>,
+    rebatch: Rebatcher,
+}
+
+/// Each row's chunk: FNV-1a of its case_id modulo `n`, or `n` when it has none.
+fn buckets(column: &dyn Array, n: usize) -> Result<Vec<usize>> {
+    let column = arrow::compute::cast(column, &DataType::Utf8)?;
+    let ids = column.as_string::<i32>();
+    Ok((0..ids.len())
+        .map(|i| {
+            if ids.is_null(i) {
+                return n;
+            }
+            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+            for byte in ids.value(i).bytes() {
+                h = (h ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+            }
+            (h % n as u64) as usize
+        })
+        .collect())
+}
+
+fn ipc_writer(path: &Path, schema: &SchemaRef) -> Result<FileWriter<BufWriter<File>>> {
+    let file = File::create(path).map_err(|e| Error::io(path.display(), e))?;
+    Ok(FileWriter::try_new(BufWriter::new(file), schema)?)
+}
+
+fn read_ipc(path: &Path) -> Result<Vec<RecordBatch>> {
+    let file = File::open(path).map_err(|e| Error::io(path.display(), e))?;
+    Ok(FileReader::try_new(BufReader::new(file), None)?
+        .collect::<std::result::Result<Vec<_>, _>>()?)
+}
+
+/// The chunks' sorted labels merged into one stream in `KEY` order (ascending, NULLs
+/// last, as SQL's ORDER BY).
+fn merge(
+    schema: &SchemaRef,
+    files: Vec<PathBuf>,
+    task: Arc<TaskContext>,
+) -> Result<SendableRecordBatchStream> {
+    let ordering = LexOrdering::new(
+        KEY.iter()
+            .map(|c| {
+                Ok(PhysicalSortExpr::new(
+                    col(c, schema)?,
+                    SortOptions {
+                        descending: false,
+                        nulls_first: false,
+                    },
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?,
+    )
+    .ok_or_else(|| Error::Usage("labels have no sort key".into()))?;
+    let parts = files
+        .into_iter()
+        .map(|path| {
+            Arc::new(IpcFile {
+                schema: schema.clone(),
+                path,
+            }) as Arc<dyn PartitionStream>
+        })
+        .collect();
+    let input = StreamingTableExec::try_new(
+        schema.clone(),
+        parts,
+        None,
+        vec![ordering.clone()],
+        false,
+        None,
+    )?;
+    let plan = SortPreservingMergeExec::new(ordering, Arc::new(input));
+    Ok(plan.execute(0, task)?)
+}
+
+/// One chunk's labels, read back in order.
+#[derive(Debug)]
+struct IpcFile {
+    schema: SchemaRef,
+    path: PathBuf,
+}
+
+impl PartitionStream for IpcFile {
+    fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
+        let path = self.path.clone();
+        let batches = File::open(&path)
+            .map_err(|e| Error::io(path.display(), e))
+            .and_then(|f| Ok(FileReader::try_new(BufReader::new(f), None)?));
+        let stream = match batches {
+            Ok(reader) => futures::stream::iter(reader.map(|b| b.map_err(Into::into))).boxed(),
+            Err(e) => futures::stream::once(async move {
+                Err(datafusion::error::DataFusionError::External(Box::new(e)))
+            })
+            .boxed(),
+        };
+        Box::pin(RecordBatchStreamAdapter::new(self.schema.clone(), stream))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_without_a_case_go_to_the_shared_part() {
+        let ids = arrow::array::StringArray::from(vec![Some("c1"), None, Some("c2"), Some("c1")]);
+        let b = buckets(&ids, 4).unwrap();
+        assert_eq!(b[1], 4);
+        assert_eq!(b[0], b[3]);
+        assert!(b.iter().all(|&k| k <= 4));
+    }
+}

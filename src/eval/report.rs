@@ -1,0 +1,360 @@
+//! The report over labels (`queries/report.sql`) and its printed forms: `report.json`
+//! (exactly seed 000's fields, in the seed's order, one object per server and run), the
+//! side-by-side table, the history rows, agreement with hand labels, the policy banner.
+//!
+//! The figures are the SQL; this module runs it in a fixed row order and lays it out.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use datafusion::datasource::MemTable;
+use datafusion::prelude::SessionContext;
+use futures::StreamExt;
+use serde_json::Value;
+
+use crate::engine::context::single_partition;
+use crate::engine::queries;
+use crate::engine::query::{collect, rows_as_json};
+use crate::error::{Error, Result};
+use crate::eval::labels::ORDER;
+use crate::output::text::{align, fmt_value};
+use crate::output::write_parquet;
+
+/// The views a report context has over its `labels` table.
+pub const VIEWS: &[&str] = &[
+    "report",
+    "agreement",
+    "agreement_by_class",
+    "agreement_differences",
+    "policy_banner",
+    "lineage_warnings",
+];
+
+/// A context whose `labels` table is a labels.parquet written by the labeler, read in
+/// one partition in its order, optionally narrowed by `filter` (SQL over its columns),
+/// with the report's views (`VIEWS`) over it.
+pub async fn over_labels(path: &Path, filter: Option<&str>) -> Result<SessionContext> {
+    let ctx = single_partition()?;
+    let file = path.to_string_lossy();
+    match filter {
+        None => {
+            ctx.register_parquet("labels", file.as_ref(), Default::default())
+                .await?
+        }
+        Some(f) => {
+            ctx.register_parquet("labels_file", file.as_ref(), Default::default())
+                .await?;
+            let df = ctx
+                .sql(&format!("SELECT * FROM labels_file WHERE {f} {ORDER}"))
+                .await?;
+            ctx.register_table("labels", df.into_view())?;
+        }
+    }
+    crate::engine::tables::register_failure_classes(&ctx)?;
+    queries::register_named(&ctx, VIEWS).await?;
+    Ok(ctx)
+}
+
+/// The report view, one row per server and run in (server, run_id) order.
+pub async fn report(ctx: &SessionContext) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+    collect(ctx, "SELECT * FROM report ORDER BY server, run_id").await
+}
+
+/// The cases that flipped between two sides' labels (queries/label_flips.sql): case,
+/// change, and whether it is a regression. Each side is a labels file and a filter.
+pub async fn flips(
+    before: (&Path, &str),
+    after: (&Path, &str),
+) -> Result<Vec<(String, String, bool)>> {
+    let ctx = single_partition()?;
+    for (name, (path, filter)) in [("labels_before", before), ("labels_after", after)] {
+        let file = format!("{name}_file");
+        ctx.register_parquet(&file, path.to_string_lossy().as_ref(), Default::default())
+            .await?;
+        let df = ctx
+            .sql(&format!("SELECT * FROM {file} WHERE {filter}"))
+            .await?;
+        ctx.register_table(name, df.into_view())?;
+    }
+    queries::register_named(&ctx, &["label_flips"]).await?;
+    let (_, batches) = collect(&ctx, "SELECT * FROM label_flips").await?;
+    Ok(rows_as_json(&batches)?
+        .into_iter()
+        .map(|r| {
+            let s = |k: &str| {
+                r.get(k)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            (
+                s("case_id"),
+                s("change"),
+                r.get("regression") == Some(&Value::Bool(true)),
+            )
+        })
+        .collect())
+}
+
+/// seed 000's report.json fields, in its order.
+pub const REPORT_FIELDS: &[&str] = &[
+    "server",
+    "run_id",
+    "cases",
+    "correct",
+    "correct_and_grounded",
+    "grounding_precision",
+    "grounding_recall",
+    "definition_match_rate",
+    "freshness_pass_rate",
+    "policy_violation_rate",
+    "clarification_loops_per_task",
+    "cost_total_usd",
+    "cost_per_correct_answer_usd",
+    "failures_by_class",
+    "needs_human_review",
+];
+
+/// Seed 000's failure classes, the one list (`model::FAILURE_CLASSES`).
+pub use crate::model::FAILURE_CLASSES as CLASSES;
+
+/// `report.json`: an array with one object per server and run, fields in the seed's
+/// order, NULL metrics as `null`.
+pub fn report_json(batches: &[RecordBatch]) -> Result<String> {
+    let rows = rows_as_json(batches)?;
+    let mut out = String::from("[\n");
+    for (i, row) in rows.iter().enumerate() {
+        out.push_str("  {\n");
+        for (j, f) in REPORT_FIELDS.iter().enumerate() {
+            let v = row.get(*f).cloned().unwrap_or(Value::Null);
+            let text = if *f == "failures_by_class" {
+                let parts: Vec<String> = CLASSES
+                    .iter()
+                    .map(|c| format!("\"{c}\": {}", v.get(*c).cloned().unwrap_or(Value::from(0))))
+                    .collect();
+                format!("{{ {} }}", parts.join(", "))
+            } else {
+                v.to_string()
+            };
+            let comma = if j + 1 < REPORT_FIELDS.len() { "," } else { "" };
+            out.push_str(&format!("    \"{f}\": {text}{comma}\n"));
+        }
+        out.push_str(if i + 1 < rows.len() {
+            "  },\n"
+        } else {
+            "  }\n"
+        });
+    }
+    out.push_str("]\n");
+    Ok(out)
+}
+
+pub fn report_table(batches: &[RecordBatch]) -> Result<String> {
+    let rows = rows_as_json(batches)?;
+    let mut lines: Vec<Vec<String>> = Vec::new();
+    let header: Vec<String> = std::iter::once("metric".to_string())
+        .chain(rows.iter().map(|r| {
+            format!(
+                "{} ({})",
+                r.get("server").and_then(Value::as_str).unwrap_or("?"),
+                r.get("run_id").and_then(Value::as_str).unwrap_or("?")
+            )
+        }))
+        .collect();
+    lines.push(header);
+    for f in &REPORT_FIELDS[2..] {
+        if *f == "failures_by_class" {
+            for c in CLASSES {
+                let mut line = vec![format!("failures: {c}")];
+                for r in &rows {
+                    line.push(fmt_value(r.get(*f).and_then(|v| v.get(*c))));
+                }
+                lines.push(line);
+            }
+            continue;
+        }
+        let mut line = vec![f.to_string()];
+        for r in &rows {
+            line.push(fmt_value(r.get(*f)));
+        }
+        lines.push(line);
+        // The two figures the seed asks for in words, next to what they come from.
+        let extra = match *f {
+            "correct" => "pass_rate",
+            "correct_and_grounded" => "correct_not_grounded",
+            _ => continue,
+        };
+        let mut line = vec![extra.to_string()];
+        for r in &rows {
+            line.push(fmt_value(r.get(extra)));
+        }
+        lines.push(line);
+    }
+    // Tool-call correctness, when some case lists expected calls (docs/tool-calls.md).
+    if rows.iter().any(|r| {
+        r.get("tool_call_tasks")
+            .and_then(Value::as_i64)
+            .is_some_and(|n| n > 0)
+    }) {
+        for f in TOOL_CALL_FIELDS {
+            let mut line = vec![f.to_string()];
+            for r in &rows {
+                line.push(fmt_value(r.get(*f)));
+            }
+            lines.push(line);
+        }
+    }
+    Ok(align(&lines))
+}
+
+/// The report's tool-call figures (queries/report.sql), beside the seed's fields.
+pub const TOOL_CALL_FIELDS: &[&str] = &[
+    "tool_call_tasks",
+    "tool_calls_valid_rate",
+    "tool_selection_precision",
+    "tool_selection_recall",
+    "argument_accuracy",
+    "tool_call_f1",
+    "exact_sequence_rate",
+];
+
+/// How the automatic labels compare with the hand labels, for the tasks that have one
+/// (queries/agreement*.sql over the context's `labels`: a million labels stay on disk).
+pub async fn agreement(ctx: &SessionContext) -> Result<String> {
+    let (_, batches) = collect(ctx, "SELECT * FROM agreement").await?;
+    let row = rows_as_json(&batches)?
+        .into_iter()
+        .next()
+        .unwrap_or_default();
+    let n = |k: &str| row.get(k).and_then(Value::as_i64).unwrap_or(0);
+    let mut out = format!(
+        "agreement with hand labels: {} of {} hand-labeled tasks agree\n",
+        n("agree"),
+        n("labeled")
+    );
+    out.push_str(&format!(
+        "human review decisions: {} task(s), {} changed the automatic label\n",
+        n("reviewed"),
+        n("changed")
+    ));
+    let mut lines = vec![["class", "hand", "auto", "both"].map(String::from).to_vec()];
+    let (_, batches) = collect(ctx, "SELECT * FROM agreement_by_class ORDER BY precedence").await?;
+    for r in rows_as_json(&batches)? {
+        let s = |k: &str| fmt_value(r.get(k));
+        lines.push(vec![
+            format!("  {}", s("class")),
+            s("hand"),
+            s("auto"),
+            s("both"),
+        ]);
+    }
+    out.push_str(&align(&lines));
+    let mut differs = ctx
+        .sql("SELECT * FROM agreement_differences ORDER BY run_id, server, case_id")
+        .await?
+        .execute_stream()
+        .await?;
+    while let Some(b) = differs.next().await {
+        for r in rows_as_json(&[b?])? {
+            let s = |k: &str| fmt_value(r.get(k));
+            out.push_str(&format!(
+                "  differs: {} on {}: auto correct={} grounded={} class={}; hand correct={} grounded={} class={}\n",
+                s("case_id"),
+                s("server"),
+                s("correct"),
+                s("grounded"),
+                s("failure_class"),
+                s("human_correct"),
+                s("human_grounded"),
+                s("human_failure_class"),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Shown before anything else: seed 000 calls any policy violation a release blocker
+/// (queries/policy_banner.sql).
+pub async fn policy_banner(ctx: &SessionContext) -> Result<String> {
+    let (_, batches) = collect(ctx, "SELECT * FROM policy_banner ORDER BY server").await?;
+    let mut out = String::new();
+    for r in rows_as_json(&batches)? {
+        let n = |k: &str| r.get(k).and_then(Value::as_i64).unwrap_or(0);
+        out.push_str(&format!(
+            "POLICY VIOLATIONS on {}: {} of {} calls returned rows or columns the user may not see (a release blocker)\n",
+            r.get("server").and_then(Value::as_str).unwrap_or("?"),
+            n("violations"),
+            n("calls")
+        ));
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// One warning per server and tool without lineage whose tasks needed catalog fields
+/// (queries/lineage_warnings.sql).
+pub async fn lineage_warnings(ctx: &SessionContext) -> Result<String> {
+    let (_, batches) = collect(
+        ctx,
+        "SELECT * FROM lineage_warnings ORDER BY server, reason",
+    )
+    .await?;
+    let mut out = String::new();
+    for r in rows_as_json(&batches)? {
+        out.push_str(&format!(
+            "warning: {}: {} ({} task(s) scored ungrounded for it)\n",
+            r.get("server").and_then(Value::as_str).unwrap_or("?"),
+            r.get("reason").and_then(Value::as_str).unwrap_or("?"),
+            r.get("tasks").and_then(Value::as_i64).unwrap_or(0)
+        ));
+    }
+    Ok(out)
+}
+
+/// Appends a report to a history folder as `report_history` rows
+/// (queries/report_history_rows.sql), in a file of its own named by the time.
+pub async fn append_history(
+    dir: &Path,
+    report: (SchemaRef, Vec<RecordBatch>),
+    at: chrono::DateTime<chrono::Utc>,
+    note: Option<&str>,
+) -> Result<std::path::PathBuf> {
+    let recorded_at = at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
+    let ctx = single_partition()?;
+    let (schema, batches) = report;
+    ctx.register_table(
+        "report",
+        Arc::new(MemTable::try_new(schema, vec![batches])?),
+    )?;
+    queries::register_named(&ctx, &["report_history_rows"]).await?;
+    let (_, long) = collect(
+        &ctx,
+        "SELECT server, run_id, metric, value FROM report_history_rows \
+         ORDER BY server, run_id, position",
+    )
+    .await?;
+    let rows: Vec<Value> = rows_as_json(&long)?
+        .into_iter()
+        .map(|mut r| {
+            r.insert("recorded_at".into(), Value::from(recorded_at.as_str()));
+            r.insert("note".into(), note.map(Value::from).unwrap_or(Value::Null));
+            Value::Object(r)
+        })
+        .collect();
+    let schema = crate::model::REPORT_HISTORY.schema.clone();
+    let mut decoder = arrow::json::ReaderBuilder::new(schema.clone()).build_decoder()?;
+    decoder.serialize(&rows)?;
+    let rows = vec![
+        decoder
+            .flush()?
+            .unwrap_or_else(|| RecordBatch::new_empty(schema.clone())),
+    ];
+    let path = dir.join(format!("report-{}.parquet", recorded_at.replace(':', "")));
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.display(), e))?;
+    write_parquet(&path, schema, &rows)?;
+    Ok(path)
+}

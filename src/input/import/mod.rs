@@ -1,0 +1,436 @@
+//! Trace importers: OpenTelemetry (OTLP protobuf and JSON; GenAI, MCP, OpenInference and
+//! OpenLLMetry conventions), Arize Phoenix's span exports, and MCP JSON-RPC logs, mapped
+//! into `steps` rows (and BFCL's question, possible-answer and result files into cases
+//! and steps: bfcl.rs) (and, from a logged tools/list, `tool_snapshots` rows). Spans are
+//! decoded by format (`otlp`, `phoenix`) and made into steps in one place (`spans`). The
+//! mapping is documented in docs/importers.md. What a format lacks is left null and
+//! counted, never invented.
+
+pub mod bfcl;
+pub mod collect;
+pub mod mcp_log;
+pub mod otlp;
+pub mod phoenix;
+pub mod spans;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value, json};
+
+use crate::error::{Error, Result};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// OpenTelemetry traces: OTLP protobuf (one ExportTraceServiceRequest, or the
+    /// Collector file exporter's length-prefixed stream) or OTLP JSON (one export, or JSON
+    /// lines), gzip or not; GenAI, MCP, OpenInference and OpenLLMetry attributes.
+    Otlp,
+    /// Arize Phoenix span exports: `get_spans()` lines or arrays, the REST page
+    /// `{"data": [...], "next_cursor"}` (also of `spans/otlpv1`), the spans dataframe as
+    /// JSON records. OTLP exports in the file are read as `otlp` reads them.
+    #[value(alias = "openinference")]
+    Phoenix,
+    /// A JSON-lines log of MCP JSON-RPC messages: {"direction", "timestamp", "message"}.
+    McpLog,
+    /// The Berkeley Function Calling Leaderboard's question, possible-answer and model
+    /// result files (JSON lines, as bfcl-eval ships and writes them): cases with expected
+    /// calls (OUT/cases.jsonl) and the model's calls as steps (--server names the model).
+    Bfcl,
+}
+
+impl Format {
+    /// The name on the command line (`otlp`, `openinference`, `mcp-log`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Otlp => "otlp",
+            Format::Phoenix => "phoenix",
+            Format::McpLog => "mcp-log",
+            Format::Bfcl => "bfcl",
+        }
+    }
+}
+
+/// One input file.
+pub struct Input {
+    pub display: String,
+    pub bytes: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// run_id for every step (the formats have none; default `import`).
+    pub run_id: String,
+    /// Server name when the trace does not say.
+    pub server: Option<String>,
+    /// Span attributes that name a trace's case, tried before `groundcheck.case_id`.
+    pub case_from: Vec<String>,
+    /// A case's `source_trace` -> its case_id: a trace (or conversation) id equal to a
+    /// case's source_trace is that case.
+    pub cases_by_trace: HashMap<String, String>,
+}
+
+/// One step before numbering.
+#[derive(Debug, Clone, Default)]
+pub struct Step {
+    pub trace_id: String,
+    pub server: Option<String>,
+    pub ts: Option<DateTime<Utc>>,
+    /// Order among steps with the same ts (file order).
+    pub seq: usize,
+    pub kind: &'static str,
+    pub case_id: Option<String>,
+    pub call_id: Option<String>,
+    pub tool: Option<String>,
+    pub arguments: Option<Value>,
+    pub result: Option<Value>,
+    pub is_error: Option<bool>,
+    pub as_of: Option<DateTime<Utc>>,
+    pub as_user: Option<String>,
+    pub model: Option<String>,
+    pub input_tokens: Option<i64>,
+    pub output_tokens: Option<i64>,
+    pub text: Option<String>,
+}
+
+#[derive(Debug, Default)]
+pub struct Imported {
+    pub steps: Vec<Value>,
+    pub snapshots: Vec<Value>,
+    /// Records read (spans or messages).
+    pub records: usize,
+    /// What the input lacked: "as_user on tool calls" -> how many steps.
+    pub lacking: BTreeMap<String, usize>,
+    /// How spans were used (span formats).
+    pub counts: spans::Counts,
+    /// Spans (or messages) per input file, in the order given.
+    pub per_input: Vec<(String, usize)>,
+}
+
+impl Imported {
+    /// Traces (conversations) among the steps, and how many of them carry a case.
+    pub fn traces(&self) -> (usize, usize) {
+        let mut all = std::collections::BTreeSet::new();
+        let mut cased = std::collections::BTreeSet::new();
+        for s in &self.steps {
+            let t = s
+                .get("trace_id")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            all.insert(t);
+            if s.get("case_id").is_some_and(|c| !c.is_null()) {
+                cased.insert(t);
+            }
+        }
+        (all.len(), cased.len())
+    }
+
+    /// One line per input and one for the whole: what was read, merged and skipped.
+    pub fn summary(&self, format: Format) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .per_input
+            .iter()
+            .map(|(f, n)| {
+                let what = if format == Format::McpLog {
+                    "message"
+                } else {
+                    "span"
+                };
+                format!("{f}: {n} {what}(s)")
+            })
+            .collect();
+        let (traces, cased) = self.traces();
+        let c = &self.counts;
+        if format != Format::McpLog {
+            let skipped: usize = c.skipped.values().sum();
+            let mut line = format!(
+                "{} span(s): {} tool span(s) merged into {} call(s), {} model call(s), {} skipped",
+                c.spans, c.tool_spans, c.calls, c.model_spans, skipped
+            );
+            if skipped > 0 {
+                let mut top: Vec<(&String, &usize)> = c.skipped.iter().collect();
+                top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+                let names: Vec<String> = top
+                    .iter()
+                    .take(6)
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect();
+                line.push_str(&format!(" ({})", names.join(", ")));
+            }
+            lines.push(line);
+        }
+        lines.push(format!(
+            "{} step(s) in {traces} trace(s), {cased} of them tied to a case",
+            self.steps.len()
+        ));
+        lines
+    }
+
+    /// Nothing silent: an input that gave no steps is an error that says what it saw.
+    pub fn check_not_empty(&self, format: Format, inputs: &[Input]) -> Result<()> {
+        if !self.steps.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<&str> = inputs.iter().map(|i| i.display.as_str()).collect();
+        let seen = if self.records == 0 {
+            "no records at all".to_string()
+        } else if format == Format::McpLog {
+            format!(
+                "{} message(s) but no tools/call, answer or prompt",
+                self.records
+            )
+        } else {
+            let mut keys: Vec<(&String, &usize)> = self.counts.keys.iter().collect();
+            keys.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            let keys: Vec<&str> = keys.iter().take(12).map(|(k, _)| k.as_str()).collect();
+            let mut names: Vec<(&String, &usize)> = self.counts.skipped.iter().collect();
+            names.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            let names: Vec<&str> = names.iter().take(8).map(|(k, _)| k.as_str()).collect();
+            format!(
+                "{} span(s), none a tool or model call (span names: {}; attribute keys: {})",
+                self.records,
+                if names.is_empty() {
+                    "none".into()
+                } else {
+                    names.join(", ")
+                },
+                if keys.is_empty() {
+                    "none".into()
+                } else {
+                    keys.join(", ")
+                }
+            )
+        };
+        Err(Error::Input(format!(
+            "{}: no steps: {seen}. Expected tool spans (gen_ai.operation.name=execute_tool, \
+             mcp.method.name=tools/call, openinference.span.kind=TOOL or traceloop.span.kind=tool) \
+             or model spans (gen_ai.operation.name=chat, openinference.span.kind=LLM); see docs/importers.md",
+            names.join(", ")
+        )))
+    }
+}
+
+pub fn import(format: Format, files: &[Input], opts: &Options) -> Result<Imported> {
+    let mut steps = Vec::new();
+    let mut out = Imported::default();
+    let mut all_spans = Vec::new();
+    for f in files {
+        let before = all_spans.len();
+        let records = out.records;
+        match format {
+            Format::Otlp => otlp::read(f, &mut all_spans)?,
+            Format::Phoenix => phoenix::read(f, &mut all_spans)?,
+            Format::McpLog => mcp_log::read(f, opts, &mut steps, &mut out)?,
+            Format::Bfcl => {
+                return Err(Error::Input(
+                    "BFCL files are cases and steps: read them with bfcl::read".into(),
+                ));
+            }
+        }
+        let n = if format == Format::McpLog {
+            out.records - records
+        } else {
+            all_spans.len() - before
+        };
+        out.per_input.push((f.display.clone(), n));
+    }
+    if format != Format::McpLog {
+        out.records = all_spans.len();
+        steps = spans::steps(all_spans, opts, &mut out);
+    } else {
+        for s in steps.iter_mut().filter(|s| s.case_id.is_none()) {
+            s.case_id = opts.cases_by_trace.get(&s.trace_id).cloned();
+        }
+    }
+    number(steps, opts, &mut out);
+    Ok(out)
+}
+
+fn rfc3339(t: &DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+}
+
+/// Orders each trace's steps by time (then input order), numbers them, and makes rows.
+pub(crate) fn number(mut steps: Vec<Step>, opts: &Options, out: &mut Imported) {
+    steps.sort_by(|a, b| (&a.trace_id, a.ts, a.seq).cmp(&(&b.trace_id, b.ts, b.seq)));
+    let run_id = if opts.run_id.is_empty() {
+        "import"
+    } else {
+        &opts.run_id
+    };
+    let mut n = 0;
+    let mut last_trace = String::new();
+    let mut lack = |what: &str| *out.lacking.entry(what.to_string()).or_default() += 1;
+    for s in steps {
+        if s.trace_id != last_trace {
+            n = 0;
+            last_trace = s.trace_id.clone();
+        }
+        n += 1;
+        let server = s.server.clone().or(opts.server.clone()).unwrap_or_else(|| {
+            lack("server (no attribute and no --server): recorded as 'unknown'");
+            "unknown".into()
+        });
+        if s.ts.is_none() {
+            lack("ts");
+        }
+        if s.kind == "tool_call" && s.as_user.is_none() {
+            lack("as_user on tool calls");
+        }
+        if s.kind == "tool_result" && s.as_of.is_none() {
+            lack("as_of on tool results");
+        }
+        let mut m = Map::new();
+        let mut put = |k: &str, v: Option<Value>| {
+            if let Some(v) = v {
+                m.insert(k.into(), v);
+            }
+        };
+        put("run_id", Some(json!(run_id)));
+        put("server", Some(json!(server)));
+        put("trace_id", Some(json!(s.trace_id)));
+        put("step", Some(json!(n)));
+        put("kind", Some(json!(s.kind)));
+        put("ts", s.ts.as_ref().map(|t| json!(rfc3339(t))));
+        put("case_id", s.case_id.map(Value::from));
+        put("call_id", s.call_id.map(Value::from));
+        put("tool", s.tool.map(Value::from));
+        put(
+            "arguments",
+            s.arguments.map(|v| Value::String(v.to_string())),
+        );
+        put("result", s.result.map(|v| Value::String(v.to_string())));
+        put("is_error", s.is_error.map(Value::from));
+        put("as_of", s.as_of.as_ref().map(|t| json!(rfc3339(t))));
+        put("as_user", s.as_user.map(Value::from));
+        put("model", s.model.map(Value::from));
+        put("input_tokens", s.input_tokens.map(Value::from));
+        put("output_tokens", s.output_tokens.map(Value::from));
+        put("text", s.text.map(Value::from));
+        out.steps.push(Value::Object(m));
+    }
+}
+
+/// `steps` rows as JSONL holds them (arguments and result as JSON values) made into
+/// rows for `steps_batch` (those two as JSON text, as `ingest` stores them).
+pub fn json_columns_as_text(rows: Vec<Value>) -> Vec<Value> {
+    rows.into_iter()
+        .map(|mut r| {
+            for k in ["arguments", "result"] {
+                if let Some(v) = r.get(k).filter(|v| !v.is_null()).cloned() {
+                    r[k] = Value::String(v.to_string());
+                }
+            }
+            r
+        })
+        .collect()
+}
+
+/// The rows as a `steps` batch.
+pub fn steps_batch(rows: &[Value]) -> Result<RecordBatch> {
+    batch(&crate::model::STEPS.schema, rows)
+}
+
+pub fn batch(schema: &arrow::datatypes::SchemaRef, rows: &[Value]) -> Result<RecordBatch> {
+    let mut decoder = arrow::json::ReaderBuilder::new(Arc::clone(schema)).build_decoder()?;
+    decoder.serialize(rows)?;
+    Ok(decoder
+        .flush()?
+        .unwrap_or_else(|| RecordBatch::new_empty(Arc::clone(schema))))
+}
+
+/// A JSON text attribute as a value: parsed when it is JSON, else kept as a string.
+pub fn json_or_text(v: &Value) -> Value {
+    match v {
+        Value::String(s) => serde_json::from_str(s).unwrap_or_else(|_| v.clone()),
+        other => other.clone(),
+    }
+}
+
+pub fn parse_time(v: &Value) -> Option<DateTime<Utc>> {
+    match v {
+        Value::String(s) => DateTime::parse_from_rfc3339(s)
+            .map(|t| t.with_timezone(&Utc))
+            .ok()
+            .or_else(|| s.parse::<i64>().ok().map(DateTime::from_timestamp_nanos)),
+        Value::Number(n) => n.as_i64().map(DateTime::from_timestamp_nanos),
+        _ => None,
+    }
+}
+
+/// serde_json's reason without its own " at line L column C" (callers name the place),
+/// marked when the text ended early.
+pub(crate) fn json_error(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let why = text.split(" at line ").next().unwrap_or_default();
+    if e.is_eof() {
+        format!("{why} (truncated?)")
+    } else {
+        why.to_string()
+    }
+}
+
+pub(crate) fn bad(file: &str, line: usize, col: usize, why: impl std::fmt::Display) -> Error {
+    Error::Input(format!("{file}:{line}:{col}: {why}"))
+}
+
+/// JSON documents of a file: one document, or JSON lines. A document that does not parse
+/// is an error naming its line and column (a truncated file included).
+pub(crate) fn documents(f: &Input) -> Result<Vec<(usize, Value)>> {
+    let text = std::str::from_utf8(&f.bytes).map_err(|e| {
+        Error::Input(format!(
+            "{}: not UTF-8 (byte {})",
+            f.display,
+            e.valid_up_to()
+        ))
+    })?;
+    let whole = match serde_json::from_str::<Value>(text) {
+        Ok(v) => return Ok(vec![(1, v)]),
+        Err(e) => e,
+    };
+    // JSON lines when the first line is a document of its own; else one broken document.
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    if serde_json::from_str::<Value>(first).is_err() {
+        return Err(bad(
+            &f.display,
+            whole.line(),
+            whole.column(),
+            json_error(&whole),
+        ));
+    }
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v = serde_json::from_str::<Value>(line)
+            .map_err(|e| bad(&f.display, i + 1, e.column(), json_error(&e)))?;
+        out.push((i + 1, v));
+    }
+    Ok(out)
+}
+
+/// The value of a tools/call result (as JSON): its structuredContent, else its text
+/// content read as JSON where it is JSON, else the content itself.
+pub fn result_value(call: &Value) -> Value {
+    if let Some(s) = call.get("structuredContent").filter(|v| !v.is_null()) {
+        return s.clone();
+    }
+    let content = call
+        .get("content")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let texts: Vec<&str> = content
+        .iter()
+        .filter(|c| c.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|c| c.get("text").and_then(Value::as_str))
+        .collect();
+    if !content.is_empty() && texts.len() == content.len() {
+        let joined = texts.join("\n");
+        return serde_json::from_str(&joined).unwrap_or(Value::String(joined));
+    }
+    Value::Array(content)
+}
