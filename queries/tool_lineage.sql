@@ -11,14 +11,13 @@
 --   names, word for word. source says which: tool_context, schema (an SQL argument),
 --   description (named columns).
 -- grain: (server, tool)
--- inputs: tool_context, tool_snapshots, catalog
+-- inputs: tool_context, latest_tools, catalog
 -- nulls: sql_argument and dialect are NULL for a tool without SQL; fields is NULL for a
 --   tool whose SQL argument gives its fields
 WITH latest AS (
   SELECT s.server, s.tool, s.description, s.input_schema
-  FROM tool_snapshots s
-  WHERE s.captured_at = (SELECT max(x.captured_at) FROM tool_snapshots x WHERE x.server = s.server)
-    AND NOT EXISTS (SELECT 1 FROM tool_context tc WHERE tc.server = s.server AND tc.tool = s.tool)
+  FROM latest_tools s
+  WHERE NOT EXISTS (SELECT 1 FROM tool_context tc WHERE tc.server = s.server AND tc.tool = s.tool)
 ),
 names AS (
   SELECT server, tool, description, json_get_json(input_schema, 'properties') AS properties,

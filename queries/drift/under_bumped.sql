@@ -1,7 +1,8 @@
 -- report: drift_under_bumped
 -- definition: seed 002's semver rules checked against the versions tools declare: the
---   changes of a tool between two snapshots need a major bump when any is breaking or
---   likely breaking, else a minor one (description-only changes are "MINOR at minimum");
+--   changes of a tool between two snapshots need the largest bump any of them needs
+--   (semver_needed, the one rule: major for breaking or likely breaking, else minor;
+--   description-only changes are "MINOR at minimum");
 --   a row is listed when the declared bump (semver_bump, 0.y.z read as Cargo does) is
 --   smaller than needed, or the version went backwards
 -- grain: (server, new_captured_at, tool)
@@ -10,7 +11,7 @@
 --   version under the new name), are not judged and not listed
 WITH need AS (
   SELECT server, old_captured_at, new_captured_at, tool,
-    max(CASE WHEN severity IN ('breaking', 'likely-breaking') THEN 3 ELSE 2 END) AS need_rank,
+    max(CASE semver_needed(severity) WHEN 'major' THEN 3 ELSE 2 END) AS need_rank,
     CAST(string_agg(DISTINCT rule, ', ' ORDER BY rule) AS VARCHAR) AS rules
   FROM changes
   GROUP BY server, old_captured_at, new_captured_at, tool

@@ -17,7 +17,7 @@
 --   (tool_changes) touches the cases whose required fields start with `tool.`, whose
 --   traces called it on that server, or whose glossary term names it in tools
 -- grain: (case_id)
--- inputs: cases, catalog, glossary, policies, tool_snapshots, old_catalog, old_glossary,
+-- inputs: cases, catalog, glossary, policies, latest_tools, old_catalog, old_glossary,
 --   old_policies, old_tool_snapshots, calls, call_fields
 -- nulls: none
 WITH given AS (
@@ -55,8 +55,7 @@ latest_new AS (
   SELECT server, array_agg(named_struct('tool', tool, 'title', title, 'description', description,
     'input_schema', input_schema, 'output_schema', output_schema, 'annotations', annotations,
     'version', version) ORDER BY tool) AS tools
-  FROM tool_snapshots s
-  WHERE captured_at = (SELECT max(captured_at) FROM tool_snapshots x WHERE x.server = s.server)
+  FROM latest_tools
   GROUP BY server
 ),
 latest_old AS (

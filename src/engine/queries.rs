@@ -49,6 +49,7 @@ pub const FILES: &[(&str, &str)] = query_files![
     "metrics/oracle.sql",
     "metrics/policy.sql",
     "metrics/tool_calls.sql",
+    "latest_tools.sql",
     "lineage_warnings.sql",
     "policy_banner.sql",
     "replay.sql",

@@ -1,6 +1,7 @@
 //! Integration tests: the real binary in temporary folders, and a real S3 server.
 //! One test binary, so DataFusion is linked once.
 
+mod architecture;
 mod bad_input;
 mod bfcl;
 mod canary;

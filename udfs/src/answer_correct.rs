@@ -17,24 +17,13 @@ use datafusion::arrow::array::{ArrayRef, BooleanBuilder};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{Result, plan_err};
 use datafusion::logical_expr::{
-    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 use serde_json::Value;
 
 use crate::common::{Strings, arrays, check_args, doc_section};
 
-#[derive(Debug, PartialEq, Eq, Hash)]
-pub struct AnswerCorrect {
-    signature: Signature,
-}
-
-impl Default for AnswerCorrect {
-    fn default() -> Self {
-        Self {
-            signature: Signature::variadic_any(Volatility::Immutable),
-        }
-    }
-}
+crate::make_udf!(AnswerCorrect, answer_correct_udf);
 
 static DOC: LazyLock<Documentation> = LazyLock::new(|| {
     Documentation::builder(

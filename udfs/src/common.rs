@@ -17,6 +17,48 @@ use datafusion::logical_expr::ColumnarValue;
 
 use crate::sql::{Catalog, Dialect};
 
+/// A function's struct (its signature: by default any arguments, which `return_type`
+/// checks with `check_args`), its `Default`, and `$udf()`, the one shared `ScalarUDF` of it, as
+/// datafusion-functions-json's `make_udf_function!` gives each of its functions.
+#[macro_export]
+macro_rules! make_udf {
+    ($ty:ident, $udf:ident) => {
+        $crate::make_udf!(
+            $ty,
+            $udf,
+            datafusion::logical_expr::Signature::variadic_any(
+                datafusion::logical_expr::Volatility::Immutable,
+            )
+        );
+    };
+    ($ty:ident, $udf:ident, $signature:expr) => {
+        #[derive(Debug, PartialEq, Eq, Hash)]
+        pub struct $ty {
+            signature: datafusion::logical_expr::Signature,
+        }
+
+        impl Default for $ty {
+            fn default() -> Self {
+                Self {
+                    signature: $signature,
+                }
+            }
+        }
+
+        /// The function as a `ScalarUDF`, built once.
+        pub fn $udf() -> std::sync::Arc<datafusion::logical_expr::ScalarUDF> {
+            static UDF: std::sync::OnceLock<std::sync::Arc<datafusion::logical_expr::ScalarUDF>> =
+                std::sync::OnceLock::new();
+            UDF.get_or_init(|| {
+                std::sync::Arc::new(datafusion::logical_expr::ScalarUDF::new_from_impl(
+                    $ty::default(),
+                ))
+            })
+            .clone()
+        }
+    };
+}
+
 pub fn is_string(t: &DataType) -> bool {
     matches!(
         t,

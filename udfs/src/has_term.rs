@@ -11,23 +11,12 @@ use datafusion::arrow::array::{ArrayRef, BooleanBuilder};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::Result;
 use datafusion::logical_expr::{
-    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
 use crate::common::{Strings, arrays, check_args, doc_section};
 
-#[derive(Debug, PartialEq, Eq, Hash)]
-pub struct HasTerm {
-    signature: Signature,
-}
-
-impl Default for HasTerm {
-    fn default() -> Self {
-        Self {
-            signature: Signature::variadic_any(Volatility::Immutable),
-        }
-    }
-}
+crate::make_udf!(HasTerm, has_term_udf);
 
 static DOC: LazyLock<Documentation> = LazyLock::new(|| {
     Documentation::builder(

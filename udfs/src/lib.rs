@@ -30,26 +30,30 @@ use datafusion::logical_expr::ScalarUDF;
 
 /// Every scalar function this crate defines.
 pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
-    let all: Vec<ScalarUDF> = vec![
-        ScalarUDF::new_from_impl(answer_correct::AnswerCorrect::default()),
-        ScalarUDF::new_from_impl(tool_calls::CallMatch::default()),
-        ScalarUDF::new_from_impl(tool_calls::CallsMatch::default()),
-        ScalarUDF::new_from_impl(policy_violations::PolicyViolations::default()),
+    let modes: Vec<ScalarUDF> = vec![
         ScalarUDF::new_from_impl(predicate_match::PredicateMatch::verdict()),
         ScalarUDF::new_from_impl(predicate_match::PredicateMatch::reason()),
-        ScalarUDF::new_from_impl(has_term::HasTerm::default()),
-        ScalarUDF::new_from_impl(result_is_empty::ResultIsEmpty::default()),
         ScalarUDF::new_from_impl(result_shape::ResultShape::shape()),
         ScalarUDF::new_from_impl(result_shape::ResultShape::rows()),
         ScalarUDF::new_from_impl(semver_bump::Semver::bump()),
         ScalarUDF::new_from_impl(semver_bump::Semver::allows()),
-        ScalarUDF::new_from_impl(sql_fields::SqlFields::default()),
-        ScalarUDF::new_from_impl(sql_grain_issues::SqlGrainIssues::default()),
-        ScalarUDF::new_from_impl(sql_time_filters::SqlTimeFilters::default()),
-        ScalarUDF::new_from_impl(tool_changes::ToolChanges::default()),
-        ScalarUDF::new_from_impl(validate_args::ValidateArgs::default()),
+        ScalarUDF::new_from_impl(semver_bump::Semver::needed()),
     ];
-    all.into_iter().map(Arc::new).collect()
+    let mut all = vec![
+        answer_correct::answer_correct_udf(),
+        tool_calls::call_match_udf(),
+        tool_calls::calls_match_udf(),
+        policy_violations::policy_violations_udf(),
+        has_term::has_term_udf(),
+        result_is_empty::result_is_empty_udf(),
+        sql_fields::sql_fields_udf(),
+        sql_grain_issues::sql_grain_issues_udf(),
+        sql_time_filters::sql_time_filters_udf(),
+        tool_changes::tool_changes_udf(),
+        validate_args::validate_args_udf(),
+    ];
+    all.extend(modes.into_iter().map(Arc::new));
+    all
 }
 
 /// Registers every groundcheck function into `registry`.

@@ -19,7 +19,7 @@ use datafusion::arrow::array::{ArrayRef, ListBuilder, StringBuilder, StructBuild
 use datafusion::arrow::datatypes::{DataType, Field, Fields};
 use datafusion::common::Result;
 use datafusion::logical_expr::{
-    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 use datafusion::sql::sqlparser::ast::Ident;
 use datafusion::sql::sqlparser::dialect::GenericDialect;
@@ -27,20 +27,9 @@ use datafusion::sql::sqlparser::parser::Parser;
 use serde_json::{Map, Value};
 
 use crate::common::{Strings, arrays, check_args, doc_section, list_strings};
-use crate::sql::predicate::{Atom, Lit, conjuncts, to_atom};
+use crate::sql::normal::{Atom, Lit, conjuncts, to_atom};
 
-#[derive(Debug, PartialEq, Eq, Hash)]
-pub struct PolicyViolations {
-    signature: Signature,
-}
-
-impl Default for PolicyViolations {
-    fn default() -> Self {
-        Self {
-            signature: Signature::variadic_any(Volatility::Immutable),
-        }
-    }
-}
+crate::make_udf!(PolicyViolations, policy_violations_udf);
 
 fn item() -> Arc<Field> {
     Arc::new(Field::new("item", DataType::Utf8, true))

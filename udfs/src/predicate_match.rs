@@ -65,9 +65,11 @@ fn doc(reason: bool) -> Documentation {
     .with_argument("predicate", "The governed predicate, a SQL boolean expression over table.column names.")
     .with_argument("dialect", "generic (default), postgres, snowflake, bigquery, mysql, sqlite, duckdb, …")
     .with_argument("catalog", "List of `schema.table.column` or `table.column` the warehouse has.")
-    .with_sql_example(
-        "SELECT predicate_match('SELECT count(*) FROM c WHERE s = ''A'' OR s = ''B''', 'c.s IN (''A'', ''B'')');\n-- match",
-    )
+    .with_sql_example(if reason {
+        "SELECT predicate_match_reason('SELECT count(*) FROM c WHERE s = ''A''', 'c.s IN (''A'', ''B'')');\n-- the filter on c.s is not the governed one"
+    } else {
+        "SELECT predicate_match('SELECT count(*) FROM c WHERE s = ''A'' OR s = ''B''', 'c.s IN (''A'', ''B'')');\n-- match"
+    })
     .build()
 }
 

@@ -4,7 +4,9 @@
 //! `semver_bump` gives 'major', 'minor', 'patch', 'none' or 'backwards' (0.y.z follows
 //! Cargo: y is the breaking position); NULL when either is NULL or not a version.
 //! `semver_allows` says whether a client pinned to `range` ('^2.0.0') may call
-//! `version`; NULL when either is NULL or unreadable.
+//! `version`; NULL when either is NULL or unreadable. `semver_needed(severity)` is the bump
+//! one change of that severity needs (seed 002): 'major' for breaking and likely-breaking,
+//! else 'minor'; NULL for NULL or a word that is no severity.
 
 use std::sync::{Arc, LazyLock};
 
@@ -16,27 +18,39 @@ use datafusion::logical_expr::{
 };
 
 use crate::common::{Strings, arrays, check_args, doc_section};
-use crate::drift::semver;
+use crate::drift::{Severity, semver};
+
+#[derive(Debug, PartialEq, Eq, Hash, Clone, Copy)]
+enum Kind {
+    Bump,
+    Allows,
+    Needed,
+}
 
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Semver {
     signature: Signature,
-    allows: bool,
+    kind: Kind,
 }
 
 impl Semver {
-    pub fn bump() -> Self {
+    fn of(kind: Kind) -> Self {
         Self {
             signature: Signature::variadic_any(Volatility::Immutable),
-            allows: false,
+            kind,
         }
     }
 
+    pub fn bump() -> Self {
+        Self::of(Kind::Bump)
+    }
+
     pub fn allows() -> Self {
-        Self {
-            allows: true,
-            ..Self::bump()
-        }
+        Self::of(Kind::Allows)
+    }
+
+    pub fn needed() -> Self {
+        Self::of(Kind::Needed)
     }
 }
 
@@ -64,12 +78,27 @@ static ALLOWS_DOC: LazyLock<Documentation> = LazyLock::new(|| {
     .build()
 });
 
+static NEEDED_DOC: LazyLock<Documentation> = LazyLock::new(|| {
+    Documentation::builder(
+        doc_section(),
+        "The version bump one change of this severity needs: major for breaking and \
+         likely-breaking, else minor (a tool's changes need the largest).",
+        "semver_needed(severity)",
+    )
+    .with_argument(
+        "severity",
+        "A change's severity (the changes view's severity).",
+    )
+    .with_sql_example("SELECT semver_needed('likely-breaking');\n-- major")
+    .build()
+});
+
 impl ScalarUDFImpl for Semver {
     fn name(&self) -> &str {
-        if self.allows {
-            "semver_allows"
-        } else {
-            "semver_bump"
+        match self.kind {
+            Kind::Bump => "semver_bump",
+            Kind::Allows => "semver_allows",
+            Kind::Needed => "semver_needed",
         }
     }
 
@@ -78,8 +107,12 @@ impl ScalarUDFImpl for Semver {
     }
 
     fn return_type(&self, args: &[DataType]) -> Result<DataType> {
+        if self.kind == Kind::Needed {
+            check_args(self.name(), args, &["string"], 1)?;
+            return Ok(DataType::Utf8);
+        }
         check_args(self.name(), args, &["string", "string"], 2)?;
-        Ok(if self.allows {
+        Ok(if self.kind == Kind::Allows {
             DataType::Boolean
         } else {
             DataType::Utf8
@@ -89,8 +122,21 @@ impl ScalarUDFImpl for Semver {
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
         let arrays = arrays(&args.args, rows)?;
+        if self.kind == Kind::Needed {
+            let severity = Strings::new(&arrays[0])?;
+            let mut out = StringBuilder::new();
+            for i in 0..rows {
+                out.append_option(
+                    severity
+                        .get(i)
+                        .and_then(Severity::parse)
+                        .map(|s| semver::needed_for(s).as_str()),
+                );
+            }
+            return Ok(ColumnarValue::Array(Arc::new(out.finish())));
+        }
         let (a, b) = (Strings::new(&arrays[0])?, Strings::new(&arrays[1])?);
-        let out: ArrayRef = if self.allows {
+        let out: ArrayRef = if self.kind == Kind::Allows {
             let mut out = BooleanBuilder::with_capacity(rows);
             for i in 0..rows {
                 out.append_option(match (a.get(i), b.get(i)) {
@@ -117,6 +163,10 @@ impl ScalarUDFImpl for Semver {
     }
 
     fn documentation(&self) -> Option<&Documentation> {
-        Some(if self.allows { &ALLOWS_DOC } else { &BUMP_DOC })
+        Some(match self.kind {
+            Kind::Bump => &BUMP_DOC,
+            Kind::Allows => &ALLOWS_DOC,
+            Kind::Needed => &NEEDED_DOC,
+        })
     }
 }

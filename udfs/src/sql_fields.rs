@@ -15,24 +15,13 @@ use datafusion::arrow::array::{ArrayRef, ListBuilder, StringBuilder, StructBuild
 use datafusion::arrow::datatypes::{DataType, Field, Fields};
 use datafusion::common::Result;
 use datafusion::logical_expr::{
-    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
 use crate::common::{Memo, SqlArgs, arrays, check_args, doc_section};
 use crate::sql::lineage;
 
-#[derive(Debug, PartialEq, Eq, Hash)]
-pub struct SqlFields {
-    signature: Signature,
-}
-
-impl Default for SqlFields {
-    fn default() -> Self {
-        Self {
-            signature: Signature::variadic_any(Volatility::Immutable),
-        }
-    }
-}
+crate::make_udf!(SqlFields, sql_fields_udf);
 
 fn item() -> Arc<Field> {
     Arc::new(Field::new("item", DataType::Utf8, true))

@@ -14,24 +14,13 @@ use datafusion::arrow::array::{ArrayRef, ListBuilder, StringBuilder};
 use datafusion::arrow::datatypes::{DataType, Field};
 use datafusion::common::Result;
 use datafusion::logical_expr::{
-    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
 use crate::common::{Memo, SqlArgs, arrays, check_args, doc_section};
 use crate::sql::shape::grain_issues;
 
-#[derive(Debug, PartialEq, Eq, Hash)]
-pub struct SqlGrainIssues {
-    signature: Signature,
-}
-
-impl Default for SqlGrainIssues {
-    fn default() -> Self {
-        Self {
-            signature: Signature::variadic_any(Volatility::Immutable),
-        }
-    }
-}
+crate::make_udf!(SqlGrainIssues, sql_grain_issues_udf);
 
 fn item() -> Arc<Field> {
     Arc::new(Field::new("item", DataType::Utf8, true))

@@ -15,24 +15,13 @@ use datafusion::arrow::array::{
 use datafusion::arrow::datatypes::{DataType, Field, Fields};
 use datafusion::common::Result;
 use datafusion::logical_expr::{
-    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
 use crate::common::{Memo, SqlArgs, arrays, check_args, doc_section};
 use crate::sql::shape::{TimeFilter, time_filters};
 
-#[derive(Debug, PartialEq, Eq, Hash)]
-pub struct SqlTimeFilters {
-    signature: Signature,
-}
-
-impl Default for SqlTimeFilters {
-    fn default() -> Self {
-        Self {
-            signature: Signature::variadic_any(Volatility::Immutable),
-        }
-    }
-}
+crate::make_udf!(SqlTimeFilters, sql_time_filters_udf);
 
 fn item_fields() -> Fields {
     Fields::from(vec![

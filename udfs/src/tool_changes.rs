@@ -24,18 +24,11 @@ use serde_json::Value;
 use crate::common::{Strings, arrays, doc_section, is_string};
 use crate::drift::{self, Change, Tool};
 
-#[derive(Debug, PartialEq, Eq, Hash)]
-pub struct ToolChanges {
-    signature: Signature,
-}
-
-impl Default for ToolChanges {
-    fn default() -> Self {
-        Self {
-            signature: Signature::any(2, Volatility::Immutable),
-        }
-    }
-}
+crate::make_udf!(
+    ToolChanges,
+    tool_changes_udf,
+    Signature::any(2, Volatility::Immutable)
+);
 
 static DOC: LazyLock<Documentation> = LazyLock::new(|| {
     Documentation::builder(

@@ -17,25 +17,14 @@ use datafusion::arrow::array::{ArrayRef, AsArray, ListBuilder, StringBuilder};
 use datafusion::arrow::datatypes::{DataType, Field};
 use datafusion::common::{Result, plan_err};
 use datafusion::logical_expr::{
-    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 
 use crate::common::{Memo, Strings, arrays, check_args, doc_section};
 
-#[derive(Debug, PartialEq, Eq, Hash)]
-pub struct ValidateArgs {
-    signature: Signature,
-}
-
-impl Default for ValidateArgs {
-    fn default() -> Self {
-        Self {
-            signature: Signature::variadic_any(Volatility::Immutable),
-        }
-    }
-}
+crate::make_udf!(ValidateArgs, validate_args_udf);
 
 static DOC: LazyLock<Documentation> = LazyLock::new(|| {
     Documentation::builder(

@@ -236,7 +236,8 @@ fn schema_cases() -> Vec<(Vec<&'static str>, Value, Value)> {
             json!({"x-widget": "area"}),
         ),
     ];
-    for (kw, suffix, larger_tighter) in drift::rules::BOUNDS {
+    for (kw, ids, larger_tighter) in drift::rules::BOUNDS {
+        let suffix = ids[0].input["input-".len()..].trim_end_matches("-tightened");
         let (lo, hi) = if *kw == "multipleOf" { (2, 4) } else { (5, 10) };
         let (tight, loose) = if *larger_tighter { (hi, lo) } else { (lo, hi) };
         let s = |v: Option<i64>| match v {

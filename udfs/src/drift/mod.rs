@@ -4,6 +4,7 @@
 //! a version bump.
 
 pub mod canonical;
+pub mod ids;
 pub mod rules;
 pub mod schema;
 pub mod semver;

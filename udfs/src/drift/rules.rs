@@ -13,6 +13,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::LazyLock;
 
+use super::ids::*;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
     Breaking,
@@ -356,271 +358,383 @@ const TEXT: &[(&str, Severity, Action, &str)] = &[
 ];
 
 /// Schema rules, once per direction: (suffix, input severity, output severity, text).
-const SCHEMA: &[(&str, Severity, Severity, &str)] = &[
+const SCHEMA: &[(SchemaRule, Severity, Severity, &str)] = &[
     (
-        "property-added-required",
+        PROPERTY_ADDED_REQUIRED,
         Breaking,
         Compatible,
         "A required property was added.",
     ),
     (
-        "property-added-optional",
+        PROPERTY_ADDED_OPTIONAL,
         Compatible,
         Compatible,
         "An optional property was added.",
     ),
     (
-        "property-removed-required",
+        PROPERTY_REMOVED_REQUIRED,
         Breaking,
         Breaking,
         "A required property was removed.",
     ),
     (
-        "property-removed-optional",
+        PROPERTY_REMOVED_OPTIONAL,
         Warning,
         Warning,
         "An optional property was removed.",
     ),
     (
-        "property-likely-renamed",
+        PROPERTY_LIKELY_RENAMED,
         LikelyBreaking,
         LikelyBreaking,
         "A property was removed and a similar one added (name or description, same type): likely a rename.",
     ),
     (
-        "property-became-required",
+        PROPERTY_BECAME_REQUIRED,
         Breaking,
         Compatible,
         "An optional property became required.",
     ),
     (
-        "property-became-optional",
+        PROPERTY_BECAME_OPTIONAL,
         Compatible,
         Breaking,
         "A required property became optional.",
     ),
     (
-        "property-deprecated",
+        PROPERTY_DEPRECATED,
         Warning,
         Warning,
         "A property was marked deprecated.",
     ),
     (
-        "type-changed",
+        TYPE_CHANGED,
         Breaking,
         Breaking,
         "The type changed (e.g. string to number).",
     ),
     (
-        "type-widened",
+        TYPE_WIDENED,
         Compatible,
         Breaking,
         "The type accepts more (e.g. integer to number, a type added).",
     ),
     (
-        "type-narrowed",
+        TYPE_NARROWED,
         Breaking,
         Compatible,
         "The type accepts less (e.g. number to integer, a type removed).",
     ),
+    (NULLABLE_ADDED, Compatible, Breaking, "null became allowed."),
     (
-        "nullable-added",
-        Compatible,
-        Breaking,
-        "null became allowed.",
-    ),
-    (
-        "nullable-removed",
+        NULLABLE_REMOVED,
         Breaking,
         Compatible,
         "null is no longer allowed.",
     ),
     (
-        "enum-value-added",
+        ENUM_VALUE_ADDED,
         Compatible,
         Breaking,
         "An enum value was added.",
     ),
     (
-        "enum-value-removed",
+        ENUM_VALUE_REMOVED,
         Breaking,
         Compatible,
         "An enum value was removed.",
     ),
     (
-        "enum-introduced",
+        ENUM_INTRODUCED,
         Breaking,
         Compatible,
         "An enum now restricts the values.",
     ),
     (
-        "enum-dropped",
+        ENUM_DROPPED,
         Compatible,
         Breaking,
         "The enum was dropped: any value of the type is allowed.",
     ),
     (
-        "const-set",
+        CONST_SET,
         Breaking,
         Compatible,
         "A const now fixes the value.",
     ),
     (
-        "const-changed",
+        CONST_CHANGED,
         Breaking,
         Breaking,
         "The const value changed.",
     ),
     (
-        "const-removed",
+        CONST_REMOVED,
         Compatible,
         Breaking,
         "The const was removed.",
     ),
     (
-        "multiple-of-changed",
+        MULTIPLE_OF_CHANGED,
         Breaking,
         Breaking,
         "multipleOf changed to a value neither a multiple nor a divisor of the old one.",
     ),
     (
-        "unique-items-set",
+        UNIQUE_ITEMS_SET,
         Breaking,
         Compatible,
         "Array items must now be unique.",
     ),
     (
-        "unique-items-removed",
+        UNIQUE_ITEMS_REMOVED,
         Compatible,
         Warning,
         "Array items no longer need to be unique.",
     ),
     (
-        "pattern-added",
+        PATTERN_ADDED,
         Breaking,
         Compatible,
         "A pattern now restricts the string.",
     ),
     (
-        "pattern-changed",
+        PATTERN_CHANGED,
         LikelyBreaking,
         Warning,
         "The pattern changed (which values it accepts cannot be compared).",
     ),
     (
-        "pattern-removed",
+        PATTERN_REMOVED,
         Compatible,
         Warning,
         "The pattern was removed.",
     ),
     (
-        "format-added",
+        FORMAT_ADDED,
         Breaking,
         Compatible,
         "A format now restricts the string.",
     ),
-    ("format-changed", Breaking, Breaking, "The format changed."),
+    (FORMAT_CHANGED, Breaking, Breaking, "The format changed."),
     (
-        "format-removed",
+        FORMAT_REMOVED,
         Compatible,
         Warning,
         "The format was removed.",
     ),
     (
-        "default-changed",
+        DEFAULT_CHANGED,
         Warning,
         Review,
         "The default value was added, changed or removed: callers who omit the property get different behaviour.",
     ),
     (
-        "additional-properties-closed",
+        ADDITIONAL_PROPERTIES_CLOSED,
         Breaking,
         Compatible,
         "Properties the schema does not name are no longer allowed.",
     ),
     (
-        "additional-properties-declared-closed",
+        ADDITIONAL_PROPERTIES_DECLARED_CLOSED,
         Warning,
         Compatible,
         "The schema now says additionalProperties: false where it said nothing: MCP clients send the parameters a schema names, so this states the contract rather than narrowing it (schema generators switch it on and off).",
     ),
     (
-        "additional-properties-opened",
+        ADDITIONAL_PROPERTIES_OPENED,
         Compatible,
         Warning,
         "Properties the schema does not name are now allowed.",
     ),
     (
-        "any-of-branch-added",
+        ANY_OF_BRANCH_ADDED,
         Compatible,
         Breaking,
         "An anyOf branch was added (accepts more).",
     ),
     (
-        "any-of-branch-removed",
+        ANY_OF_BRANCH_REMOVED,
         Breaking,
         Compatible,
         "An anyOf branch was removed (accepts less).",
     ),
     (
-        "one-of-branch-added",
+        ONE_OF_BRANCH_ADDED,
         Compatible,
         Breaking,
         "A oneOf branch was added (accepts more).",
     ),
     (
-        "one-of-branch-removed",
+        ONE_OF_BRANCH_REMOVED,
         Breaking,
         Compatible,
         "A oneOf branch was removed (accepts less).",
     ),
     (
-        "all-of-branch-added",
+        ALL_OF_BRANCH_ADDED,
         Breaking,
         Compatible,
         "An allOf branch was added (accepts less).",
     ),
     (
-        "all-of-branch-removed",
+        ALL_OF_BRANCH_REMOVED,
         Compatible,
         Breaking,
         "An allOf branch was removed (accepts more).",
     ),
     (
-        "ref-changed",
+        REF_CHANGED,
         Review,
         Review,
         "A $ref that is not resolved locally (remote, or recursive) changed.",
     ),
     (
-        "keyword-changed",
+        KEYWORD_CHANGED,
         Review,
         Review,
         "A keyword the rules do not judge (not, if/then/else, patternProperties, …) changed.",
     ),
     (
-        "unknown-keyword-changed",
+        UNKNOWN_KEYWORD_CHANGED,
         Review,
         Review,
         "A keyword unknown to JSON Schema changed.",
     ),
 ];
 
-/// Bounds: (keyword, suffix, a larger value is tighter).
-pub const BOUNDS: &[(&str, &str, bool)] = &[
-    ("minimum", "minimum", true),
-    ("exclusiveMinimum", "exclusive-minimum", true),
-    ("maximum", "maximum", false),
-    ("exclusiveMaximum", "exclusive-maximum", false),
-    ("minLength", "min-length", true),
-    ("maxLength", "max-length", false),
-    ("minItems", "min-items", true),
-    ("maxItems", "max-items", false),
-    ("minProperties", "min-properties", true),
-    ("maxProperties", "max-properties", false),
-    ("minContains", "min-contains", true),
-    ("maxContains", "max-contains", false),
-    ("multipleOf", "multiple-of", true),
+/// Bounds: (keyword, its rules in BOUND_KINDS order, a larger value is tighter).
+pub const BOUNDS: &[(&str, [SchemaRule; 4], bool)] = &[
+    (
+        "minimum",
+        [
+            MINIMUM_TIGHTENED,
+            MINIMUM_LOOSENED,
+            MINIMUM_SET,
+            MINIMUM_REMOVED,
+        ],
+        true,
+    ),
+    (
+        "exclusiveMinimum",
+        [
+            EXCLUSIVE_MINIMUM_TIGHTENED,
+            EXCLUSIVE_MINIMUM_LOOSENED,
+            EXCLUSIVE_MINIMUM_SET,
+            EXCLUSIVE_MINIMUM_REMOVED,
+        ],
+        true,
+    ),
+    (
+        "maximum",
+        [
+            MAXIMUM_TIGHTENED,
+            MAXIMUM_LOOSENED,
+            MAXIMUM_SET,
+            MAXIMUM_REMOVED,
+        ],
+        false,
+    ),
+    (
+        "exclusiveMaximum",
+        [
+            EXCLUSIVE_MAXIMUM_TIGHTENED,
+            EXCLUSIVE_MAXIMUM_LOOSENED,
+            EXCLUSIVE_MAXIMUM_SET,
+            EXCLUSIVE_MAXIMUM_REMOVED,
+        ],
+        false,
+    ),
+    (
+        "minLength",
+        [
+            MIN_LENGTH_TIGHTENED,
+            MIN_LENGTH_LOOSENED,
+            MIN_LENGTH_SET,
+            MIN_LENGTH_REMOVED,
+        ],
+        true,
+    ),
+    (
+        "maxLength",
+        [
+            MAX_LENGTH_TIGHTENED,
+            MAX_LENGTH_LOOSENED,
+            MAX_LENGTH_SET,
+            MAX_LENGTH_REMOVED,
+        ],
+        false,
+    ),
+    (
+        "minItems",
+        [
+            MIN_ITEMS_TIGHTENED,
+            MIN_ITEMS_LOOSENED,
+            MIN_ITEMS_SET,
+            MIN_ITEMS_REMOVED,
+        ],
+        true,
+    ),
+    (
+        "maxItems",
+        [
+            MAX_ITEMS_TIGHTENED,
+            MAX_ITEMS_LOOSENED,
+            MAX_ITEMS_SET,
+            MAX_ITEMS_REMOVED,
+        ],
+        false,
+    ),
+    (
+        "minProperties",
+        [
+            MIN_PROPERTIES_TIGHTENED,
+            MIN_PROPERTIES_LOOSENED,
+            MIN_PROPERTIES_SET,
+            MIN_PROPERTIES_REMOVED,
+        ],
+        true,
+    ),
+    (
+        "maxProperties",
+        [
+            MAX_PROPERTIES_TIGHTENED,
+            MAX_PROPERTIES_LOOSENED,
+            MAX_PROPERTIES_SET,
+            MAX_PROPERTIES_REMOVED,
+        ],
+        false,
+    ),
+    (
+        "minContains",
+        [
+            MIN_CONTAINS_TIGHTENED,
+            MIN_CONTAINS_LOOSENED,
+            MIN_CONTAINS_SET,
+            MIN_CONTAINS_REMOVED,
+        ],
+        true,
+    ),
+    (
+        "maxContains",
+        [
+            MAX_CONTAINS_TIGHTENED,
+            MAX_CONTAINS_LOOSENED,
+            MAX_CONTAINS_SET,
+            MAX_CONTAINS_REMOVED,
+        ],
+        false,
+    ),
+    (
+        "multipleOf",
+        [
+            MULTIPLE_OF_TIGHTENED,
+            MULTIPLE_OF_LOOSENED,
+            MULTIPLE_OF_SET,
+            MULTIPLE_OF_REMOVED,
+        ],
+        true,
+    ),
 ];
 
 /// (kind, input severity, output severity, text) for each bound.
@@ -655,21 +769,21 @@ fn build() -> Vec<Rule> {
         } else {
             "outputSchema"
         };
-        for (suffix, i, o, text) in SCHEMA {
+        for (id, i, o, text) in SCHEMA {
             let severity = pick(*i, *o);
             rules.push(Rule {
-                id: format!("{}-{suffix}", dir.as_str()),
+                id: id.on(dir).to_string(),
                 direction: dir,
                 severity,
                 action: severity.default_action(),
                 text: format!("{side}: {text}"),
             });
         }
-        for (keyword, suffix, _) in BOUNDS {
-            for (kind, i, o, what) in BOUND_KINDS {
+        for (keyword, ids, _) in BOUNDS {
+            for (id, (_, i, o, what)) in ids.iter().zip(BOUND_KINDS) {
                 let severity = pick(*i, *o);
                 rules.push(Rule {
-                    id: format!("{}-{suffix}-{kind}", dir.as_str()),
+                    id: id.on(dir).to_string(),
                     direction: dir,
                     severity,
                     action: severity.default_action(),
@@ -713,6 +827,25 @@ mod tests {
                 "{}",
                 r.id
             );
+        }
+    }
+
+    /// Each schema rule's two ids are one rule's: `input-X` and `output-X`, X its name.
+    #[test]
+    fn schema_rule_ids_are_spelled_alike_on_both_sides() {
+        let all = SCHEMA
+            .iter()
+            .map(|r| r.0)
+            .chain(BOUNDS.iter().flat_map(|b| b.1));
+        for r in all {
+            let x = r.input.strip_prefix("input-").expect(r.input);
+            assert_eq!(r.output, format!("output-{x}"));
+        }
+        // Bound ids follow BOUND_KINDS' order.
+        for (_, ids, _) in BOUNDS {
+            for (id, (kind, ..)) in ids.iter().zip(BOUND_KINDS) {
+                assert!(id.input.ends_with(&format!("-{kind}")), "{}", id.input);
+            }
         }
     }
 

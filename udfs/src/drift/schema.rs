@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value};
 
 use super::canonical::canonical;
+use super::ids::*;
 use super::rules::{BOUNDS, Direction};
 use super::{Change, Tool, name_similarity, pair_up, text};
 
@@ -156,15 +157,20 @@ fn fmt_types(s: &BTreeSet<String>) -> String {
 impl Walk<'_> {
     fn emit(
         &mut self,
-        suffix: &str,
+        rule: SchemaRule,
         path: &str,
         message: String,
         b: Option<&Value>,
         a: Option<&Value>,
     ) {
-        let id = format!("{}-{suffix}", self.dir.as_str());
-        self.out
-            .push(Change::new(&id, self.tool, path, message, b, a));
+        self.out.push(Change::new(
+            rule.on(self.dir),
+            self.tool,
+            path,
+            message,
+            b,
+            a,
+        ));
     }
 
     /// How messages call a node: "parameter 'filter.from'" for the field path `filter.from`.
@@ -217,7 +223,7 @@ impl Walk<'_> {
             && n.get("deprecated") == Some(&Value::Bool(true))
         {
             self.emit(
-                "property-deprecated",
+                PROPERTY_DEPRECATED,
                 &format!("{path}/deprecated"),
                 format!("{name} was marked deprecated"),
                 o.get("deprecated"),
@@ -227,26 +233,21 @@ impl Walk<'_> {
         self.types(path, name, &o, &n);
         self.values(path, name, &o, &n);
         self.bounds(path, name, &o, &n);
-        for (kw, word) in [("pattern", "pattern"), ("format", "format")] {
+        for (kw, [added, removed, changed]) in [
+            ("pattern", [PATTERN_ADDED, PATTERN_REMOVED, PATTERN_CHANGED]),
+            ("format", [FORMAT_ADDED, FORMAT_REMOVED, FORMAT_CHANGED]),
+        ] {
             let (ov, nv) = (o.get(kw), n.get(kw));
             let p = format!("{path}/{kw}");
             match (ov, nv) {
-                (None, Some(v)) => self.emit(
-                    &format!("{word}-added"),
-                    &p,
-                    format!("{name} gained {kw} {v}"),
-                    None,
-                    nv,
-                ),
-                (Some(v), None) => self.emit(
-                    &format!("{word}-removed"),
-                    &p,
-                    format!("{name} lost {kw} {v}"),
-                    ov,
-                    None,
-                ),
+                (None, Some(v)) => {
+                    self.emit(added, &p, format!("{name} gained {kw} {v}"), None, nv)
+                }
+                (Some(v), None) => {
+                    self.emit(removed, &p, format!("{name} lost {kw} {v}"), ov, None)
+                }
                 (Some(a), Some(b)) if a != b => self.emit(
-                    &format!("{word}-changed"),
+                    changed,
                     &p,
                     format!("{name} {kw} changed from {a} to {b}"),
                     ov,
@@ -263,7 +264,7 @@ impl Walk<'_> {
                 _ => unreachable!(),
             };
             self.emit(
-                "default-changed",
+                DEFAULT_CHANGED,
                 &format!("{path}/default"),
                 msg,
                 o.get("default"),
@@ -272,17 +273,17 @@ impl Walk<'_> {
         }
         self.object(path, field, &o, &n);
         self.arrays(path, field, &o, &n);
-        for (kw, word) in [
-            ("anyOf", "any-of"),
-            ("oneOf", "one-of"),
-            ("allOf", "all-of"),
+        for (kw, rules) in [
+            ("anyOf", [ANY_OF_BRANCH_ADDED, ANY_OF_BRANCH_REMOVED]),
+            ("oneOf", [ONE_OF_BRANCH_ADDED, ONE_OF_BRANCH_REMOVED]),
+            ("allOf", [ALL_OF_BRANCH_ADDED, ALL_OF_BRANCH_REMOVED]),
         ] {
-            self.branches(path, field, kw, word, &o, &n);
+            self.branches(path, field, kw, rules, &o, &n);
         }
         for kw in ["$ref", "$defs", "definitions"] {
             if o.get(kw) != n.get(kw) {
                 self.emit(
-                    "ref-changed",
+                    REF_CHANGED,
                     &format!("{path}/{}", esc(kw)),
                     format!("{name} {kw} changed"),
                     o.get(kw),
@@ -298,9 +299,9 @@ impl Walk<'_> {
             }
             if o.get(k) != n.get(k) {
                 let rule = if UNJUDGED.contains(&k) {
-                    "keyword-changed"
+                    KEYWORD_CHANGED
                 } else {
-                    "unknown-keyword-changed"
+                    UNKNOWN_KEYWORD_CHANGED
                 };
                 self.emit(
                     rule,
@@ -319,14 +320,14 @@ impl Walk<'_> {
         let (ov, nv) = (o.get("type"), n.get("type"));
         match (&ot, &nt) {
             (None, Some(b)) => self.emit(
-                "type-narrowed",
+                TYPE_NARROWED,
                 &p,
                 format!("{name} type restricted to {}", fmt_types(b)),
                 ov,
                 nv,
             ),
             (Some(a), None) => self.emit(
-                "type-widened",
+                TYPE_WIDENED,
                 &p,
                 format!("{name} type {} lifted (any type)", fmt_types(a)),
                 ov,
@@ -341,9 +342,9 @@ impl Walk<'_> {
                     fmt_types(b)
                 );
                 let rule = match (wider, narrower) {
-                    (true, false) => "type-widened",
-                    (false, true) => "type-narrowed",
-                    _ => "type-changed",
+                    (true, false) => TYPE_WIDENED,
+                    (false, true) => TYPE_NARROWED,
+                    _ => TYPE_CHANGED,
                 };
                 self.emit(rule, &p, msg, ov, nv);
             }
@@ -351,9 +352,9 @@ impl Walk<'_> {
         }
         if ot.is_some() && nt.is_some() && on != nn {
             let (rule, msg) = if nn {
-                ("nullable-added", format!("{name} now allows null"))
+                (NULLABLE_ADDED, format!("{name} now allows null"))
             } else {
-                ("nullable-removed", format!("{name} no longer allows null"))
+                (NULLABLE_REMOVED, format!("{name} no longer allows null"))
             };
             self.emit(rule, &p, msg, ov, nv);
         }
@@ -366,14 +367,14 @@ impl Walk<'_> {
             n.get("enum").and_then(Value::as_array),
         ) {
             (None, Some(b)) => self.emit(
-                "enum-introduced",
+                ENUM_INTRODUCED,
                 &p,
                 format!("{name} now restricted to enum {}", Value::Array(b.clone())),
                 None,
                 n.get("enum"),
             ),
             (Some(a), None) => self.emit(
-                "enum-dropped",
+                ENUM_DROPPED,
                 &p,
                 format!("{name} enum {} dropped", Value::Array(a.clone())),
                 o.get("enum"),
@@ -382,7 +383,7 @@ impl Walk<'_> {
             (Some(a), Some(b)) => {
                 for v in a.iter().filter(|v| !b.contains(v)) {
                     self.emit(
-                        "enum-value-removed",
+                        ENUM_VALUE_REMOVED,
                         &p,
                         format!("{name} enum value {v} removed"),
                         Some(v),
@@ -391,7 +392,7 @@ impl Walk<'_> {
                 }
                 for v in b.iter().filter(|v| !a.contains(v)) {
                     self.emit(
-                        "enum-value-added",
+                        ENUM_VALUE_ADDED,
                         &p,
                         format!("{name} enum value {v} added"),
                         None,
@@ -404,21 +405,21 @@ impl Walk<'_> {
         let p = format!("{path}/const");
         match (o.get("const"), n.get("const")) {
             (None, Some(v)) => self.emit(
-                "const-set",
+                CONST_SET,
                 &p,
                 format!("{name} fixed to const {v}"),
                 None,
                 Some(v),
             ),
             (Some(v), None) => self.emit(
-                "const-removed",
+                CONST_REMOVED,
                 &p,
                 format!("{name} const {v} removed"),
                 Some(v),
                 None,
             ),
             (Some(a), Some(b)) if a != b => self.emit(
-                "const-changed",
+                CONST_CHANGED,
                 &p,
                 format!("{name} const changed from {a} to {b}"),
                 Some(a),
@@ -430,14 +431,14 @@ impl Walk<'_> {
         let t = |m: &Map<String, Value>| m.get("uniqueItems") == Some(&Value::Bool(true));
         match (t(o), t(n)) {
             (false, true) => self.emit(
-                "unique-items-set",
+                UNIQUE_ITEMS_SET,
                 &p,
                 format!("{name} items must now be unique"),
                 o.get("uniqueItems"),
                 n.get("uniqueItems"),
             ),
             (true, false) => self.emit(
-                "unique-items-removed",
+                UNIQUE_ITEMS_REMOVED,
                 &p,
                 format!("{name} items no longer need to be unique"),
                 o.get("uniqueItems"),
@@ -448,7 +449,7 @@ impl Walk<'_> {
     }
 
     fn bounds(&mut self, path: &str, name: &str, o: &Map<String, Value>, n: &Map<String, Value>) {
-        for (kw, suffix, larger_tighter) in BOUNDS {
+        for (kw, rules, larger_tighter) in BOUNDS {
             let (ov, nv) = (o.get(*kw), n.get(*kw));
             if ov == nv {
                 continue;
@@ -458,7 +459,7 @@ impl Walk<'_> {
             if ov.is_some_and(|v| !v.is_number()) || nv.is_some_and(|v| !v.is_number()) {
                 // draft-4 boolean exclusiveMinimum/Maximum: no order to judge.
                 self.emit(
-                    "keyword-changed",
+                    KEYWORD_CHANGED,
                     &p,
                     format!("{name} keyword {kw} changed"),
                     ov,
@@ -476,7 +477,7 @@ impl Walk<'_> {
                         "loosened"
                     } else {
                         self.emit(
-                            "multiple-of-changed",
+                            MULTIPLE_OF_CHANGED,
                             &p,
                             format!("{name} multipleOf changed from {a} to {b}"),
                             ov,
@@ -499,7 +500,13 @@ impl Walk<'_> {
                 "removed" => format!("{name} lost {kw} {}", ov.unwrap()),
                 _ => format!("{name} {kw} {kind} from {} to {}", ov.unwrap(), nv.unwrap()),
             };
-            self.emit(&format!("{suffix}-{kind}"), &p, msg, ov, nv);
+            let rule = match kind {
+                "tightened" => rules[0],
+                "loosened" => rules[1],
+                "set" => rules[2],
+                _ => rules[3],
+            };
+            self.emit(rule, &p, msg, ov, nv);
         }
     }
 
@@ -584,7 +591,7 @@ impl Walk<'_> {
             let (a_field, r_field) = (Self::child(field, a), Self::child(field, r));
             let (a_name, r_name) = (self.label(&a_field), self.label(&r_field));
             self.emit(
-                "property-likely-renamed",
+                PROPERTY_LIKELY_RENAMED,
                 &pp(r),
                 format!("{r_name} likely renamed to '{a}'"),
                 Some(&Value::String(r.clone())),
@@ -592,14 +599,14 @@ impl Walk<'_> {
             );
             match (oreq.contains(r), nreq.contains(a)) {
                 (false, true) => self.emit(
-                    "property-became-required",
+                    PROPERTY_BECAME_REQUIRED,
                     &pp(a),
                     format!("{a_name} is required (was optional as '{r}')"),
                     None,
                     None,
                 ),
                 (true, false) => self.emit(
-                    "property-became-optional",
+                    PROPERTY_BECAME_OPTIONAL,
                     &pp(a),
                     format!("{a_name} is optional (was required as '{r}')"),
                     None,
@@ -615,9 +622,9 @@ impl Walk<'_> {
         {
             let nm = self.label(&Self::child(field, r));
             let rule = if oreq.contains(r) {
-                "property-removed-required"
+                PROPERTY_REMOVED_REQUIRED
             } else {
-                "property-removed-optional"
+                PROPERTY_REMOVED_OPTIONAL
             };
             let kind = if oreq.contains(r) {
                 "required"
@@ -638,9 +645,9 @@ impl Walk<'_> {
         {
             let nm = self.label(&Self::child(field, a));
             let rule = if nreq.contains(a) {
-                "property-added-required"
+                PROPERTY_ADDED_REQUIRED
             } else {
-                "property-added-optional"
+                PROPERTY_ADDED_OPTIONAL
             };
             let kind = if nreq.contains(a) {
                 "required"
@@ -671,14 +678,14 @@ impl Walk<'_> {
             let nm = self.label(&sub);
             match (oreq.contains(k), nreq.contains(k)) {
                 (false, true) => self.emit(
-                    "property-became-required",
+                    PROPERTY_BECAME_REQUIRED,
                     &pp(k),
                     format!("{nm} became required"),
                     None,
                     None,
                 ),
                 (true, false) => self.emit(
-                    "property-became-optional",
+                    PROPERTY_BECAME_OPTIONAL,
                     &pp(k),
                     format!("{nm} became optional"),
                     None,
@@ -693,7 +700,7 @@ impl Walk<'_> {
         for k in nreq.difference(&oreq).filter(|k| !named(k)) {
             let nm = self.label(&Self::child(field, k));
             self.emit(
-                "property-became-required",
+                PROPERTY_BECAME_REQUIRED,
                 &format!("{path}/required"),
                 format!("{nm} became required"),
                 None,
@@ -703,7 +710,7 @@ impl Walk<'_> {
         for k in oreq.difference(&nreq).filter(|k| !named(k)) {
             let nm = self.label(&Self::child(field, k));
             self.emit(
-                "property-became-optional",
+                PROPERTY_BECAME_OPTIONAL,
                 &format!("{path}/required"),
                 format!("{nm} became optional"),
                 Some(&Value::String(k.clone())),
@@ -717,21 +724,21 @@ impl Walk<'_> {
             // Saying what MCP clients already do (they send the parameters the schema
             // names; the gateway refuses others by default): a generator's churn.
             (false, true) if oa.is_none() => self.emit(
-                "additional-properties-declared-closed",
+                ADDITIONAL_PROPERTIES_DECLARED_CLOSED,
                 &p,
                 format!("{name} now says it takes no properties it does not name"),
                 oa,
                 na,
             ),
             (false, true) => self.emit(
-                "additional-properties-closed",
+                ADDITIONAL_PROPERTIES_CLOSED,
                 &p,
                 format!("{name} no longer allows properties it does not name"),
                 oa,
                 na,
             ),
             (true, false) => self.emit(
-                "additional-properties-opened",
+                ADDITIONAL_PROPERTIES_OPENED,
                 &p,
                 format!("{name} now allows properties it does not name"),
                 oa,
@@ -744,7 +751,7 @@ impl Walk<'_> {
                     && (oa.is_some_and(Value::is_object) || na.is_some_and(Value::is_object))
                 {
                     self.emit(
-                        "keyword-changed",
+                        KEYWORD_CHANGED,
                         &p,
                         format!("{name} keyword additionalProperties changed"),
                         oa,
@@ -786,7 +793,7 @@ impl Walk<'_> {
                 }
             }
             _ => self.emit(
-                "keyword-changed",
+                KEYWORD_CHANGED,
                 &format!("{path}/{kw}"),
                 format!("{name} keyword {kw} changed"),
                 a,
@@ -800,7 +807,7 @@ impl Walk<'_> {
         path: &str,
         field: &str,
         kw: &str,
-        word: &str,
+        [added, removed]: [SchemaRule; 2],
         o: &Map<String, Value>,
         n: &Map<String, Value>,
     ) {
@@ -841,7 +848,7 @@ impl Walk<'_> {
         }
         for (i, v) in old_left {
             self.emit(
-                &format!("{word}-branch-removed"),
+                removed,
                 &format!("{path}/{kw}/{i}"),
                 format!("{name} lost {kw} branch {i}"),
                 Some(v),
@@ -850,7 +857,7 @@ impl Walk<'_> {
         }
         for (j, v) in new_left {
             self.emit(
-                &format!("{word}-branch-added"),
+                added,
                 &format!("{path}/{kw}/{j}"),
                 format!("{name} gained {kw} branch {j}"),
                 None,

@@ -26,14 +26,20 @@ impl Bump {
     }
 }
 
-/// The bump `changes` need.
+/// The bump one change of this severity needs: the one rule, used here and by SQL
+/// (`semver_needed`, queries/drift/under_bumped.sql).
+pub fn needed_for(severity: Severity) -> Bump {
+    match severity {
+        Severity::Breaking | Severity::LikelyBreaking => Bump::Major,
+        _ => Bump::Minor,
+    }
+}
+
+/// The bump `changes` need: the largest any of them needs.
 pub fn needed<'a>(changes: impl IntoIterator<Item = &'a Change>) -> Bump {
     changes
         .into_iter()
-        .map(|c| match c.severity {
-            Severity::Breaking | Severity::LikelyBreaking => Bump::Major,
-            _ => Bump::Minor,
-        })
+        .map(|c| needed_for(c.severity))
         .max()
         .unwrap_or(Bump::None)
 }

@@ -20,7 +20,7 @@ use datafusion::sql::sqlparser::ast::{
     TableFactor, TableWithJoins, Value, Visit, Visitor, WildcardAdditionalOptions,
 };
 
-use super::predicate::{Atom, conjuncts, to_atom};
+use super::normal::{Atom, conjuncts, is_date_part, to_atom};
 use super::{Catalog, Dialect};
 
 /// The base columns a value or output column comes from.
@@ -176,45 +176,6 @@ const AGGREGATES: &[&str] = &[
     "avg_if",
     "total",
 ];
-
-/// Date parts some dialects write as bare words (`DATEADD(day, 1, d)`).
-const DATE_PARTS: &[&str] = &[
-    "year",
-    "years",
-    "quarter",
-    "month",
-    "months",
-    "week",
-    "weeks",
-    "day",
-    "days",
-    "dayofweek",
-    "dayofyear",
-    "hour",
-    "hours",
-    "minute",
-    "minutes",
-    "second",
-    "seconds",
-    "millisecond",
-    "microsecond",
-    "epoch",
-    "isoweek",
-    "isoyear",
-    "yy",
-    "mm",
-    "dd",
-    "hh",
-    "mi",
-    "ss",
-    "dow",
-    "doy",
-];
-
-/// A bare, unquoted date-part word (`day`, `MONTH`).
-pub fn is_date_part(id: &Ident) -> bool {
-    id.quote_style.is_none() && DATE_PARTS.contains(&id.value.to_lowercase().as_str())
-}
 
 impl<'a> Analyzer<'a> {
     pub fn new(dialect: &'a Dialect, catalog: &'a Catalog) -> Self {

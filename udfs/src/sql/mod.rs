@@ -6,6 +6,7 @@
 //! means (for labels: the row needs human review).
 
 pub mod lineage;
+pub mod normal;
 pub mod predicate;
 pub mod shape;
 

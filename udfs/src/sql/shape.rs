@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use datafusion::sql::sqlparser::ast::Statement;
 
 use super::lineage::Analyzer;
-use super::predicate::{Atom, Bound, Lit, tighter};
+use super::normal::{Atom, Bound, Lit, tighter};
 use super::{Catalog, Dialect};
 
 /// Bounds a query puts on one timestamp or date column.

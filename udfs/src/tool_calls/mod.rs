@@ -11,7 +11,7 @@ use datafusion::arrow::array::{
 use datafusion::arrow::datatypes::{DataType, Field, Fields};
 use datafusion::common::{Result, plan_err};
 use datafusion::logical_expr::{
-    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 use serde_json::Value;
 
@@ -25,18 +25,7 @@ fn mode_of(s: Option<&str>) -> std::result::Result<Mode, String> {
     }
 }
 
-#[derive(Debug, PartialEq, Eq, Hash)]
-pub struct CallMatch {
-    signature: Signature,
-}
-
-impl Default for CallMatch {
-    fn default() -> Self {
-        Self {
-            signature: Signature::variadic_any(Volatility::Immutable),
-        }
-    }
-}
+crate::make_udf!(CallMatch, call_match_udf);
 
 fn call_match_fields() -> Fields {
     Fields::from(vec![
@@ -158,18 +147,7 @@ impl ScalarUDFImpl for CallMatch {
     }
 }
 
-#[derive(Debug, PartialEq, Eq, Hash)]
-pub struct CallsMatch {
-    signature: Signature,
-}
-
-impl Default for CallsMatch {
-    fn default() -> Self {
-        Self {
-            signature: Signature::variadic_any(Volatility::Immutable),
-        }
-    }
-}
+crate::make_udf!(CallsMatch, calls_match_udf);
 
 fn calls_match_fields() -> Fields {
     Fields::from(vec![
