@@ -121,22 +121,19 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot replay the calls of {data}"))?;
     }
     let text = render(&drift, args.format);
+    // Judged before printing: a gate read through `| head` still fails.
+    let failures = drift.failures(args.fail_on);
+    let verdict = format!("drift: {failures} finding(s) fail this run (--fail-on)");
+    if failures > 0 {
+        super::print::on_closed_pipe(1, verdict.clone());
+    }
     match &args.output {
         Some(p) => write_atomic(p, text.as_bytes())
             .with_context(|| format!("cannot write {}", p.display()))?,
-        None => {
-            use std::io::Write;
-            let mut out = super::print::stdout();
-            if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush())
-                && e.kind() != std::io::ErrorKind::BrokenPipe
-            {
-                return Err(e.into());
-            }
-        }
+        None => out!("{text}"),
     }
-    let failures = drift.failures(args.fail_on);
     if failures > 0 {
-        eprintln!("drift: {failures} finding(s) fail this run (--fail-on)");
+        eprintln!("{verdict}");
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)

@@ -13,6 +13,7 @@
 //! any order and the same seed always gives the same bytes.
 
 pub mod context;
+mod vary;
 
 use std::io::Write;
 use std::path::Path;
@@ -319,6 +320,9 @@ fn defect(r: &mut Rng, fam: &Family, warehouse: bool) -> Defect {
 }
 
 /// Writes one task's case line and its trace lines.
+/// Mixed into the seed for `vary`'s draws.
+const VARY_STREAM: u64 = 0x5EED_5A17_0F5A_1A11;
+
 fn task(seed: u64, i: u64, cases: &mut Vec<u8>, steps: &mut Vec<u8>) -> Result<()> {
     let mut r = Rng::new(seed, i);
     let fam = r.pick(FAMILIES);
@@ -441,7 +445,9 @@ fn task(seed: u64, i: u64, cases: &mut Vec<u8>, steps: &mut Vec<u8>) -> Result<(
             Defect::Fanout => fam.fanout_sql.expect("drawn only when present"),
             _ => r.pick::<&str>(fam.good_sql),
         };
-        let sql = fill(template);
+        // Written as a person or a model might: mostly distinct text (synth::vary), drawn
+        // from a stream of its own so the task's other draws stay what they were.
+        let sql = vary::vary(&fill(template), &mut Rng::new(seed ^ VARY_STREAM, i));
         let result = json!({"rows": rows});
         if defect == Defect::Pagination {
             let first = json!({"rows": rows, "next_cursor": "p2"});
@@ -465,7 +471,8 @@ fn task(seed: u64, i: u64, cases: &mut Vec<u8>, steps: &mut Vec<u8>) -> Result<(
                 }
                 40..55 => {
                     // A retry: the first attempt fails on a typo.
-                    let typo = json!({"sql": sql.replacen("SELECT", "SELEC", 1)});
+                    let at = sql.to_ascii_uppercase().find("SELECT").unwrap_or(0);
+                    let typo = json!({"sql": format!("{}{}", &sql[..at + 5], &sql[at + 6..])});
                     tr.call(
                         &mut r,
                         "run_sql",

@@ -441,6 +441,26 @@ fn a_closed_pipe_ends_every_printing_verb_quietly() {
         vec!["report", "-q", "--out", o],
         vec!["label", "-q", "--out", o],
         vec!["sql", "SELECT * FROM steps"],
+        vec![
+            "report",
+            "-q",
+            "--out",
+            o,
+            "diff",
+            "generic-warehouse",
+            "task-specific",
+        ],
+        vec!["review", "export", "-q", "--out", o],
+        vec!["suite", "curate", "--out", o],
+        vec!["sample", "--n", "5", "--out", o],
+        vec!["anomalies", "--out", o],
+        vec![
+            "replay",
+            "--candidate",
+            "tests/fixtures/candidates/run_sql_renamed.jsonl",
+            "--out",
+            o,
+        ],
     ] {
         let mut child = crate::support::cmd(&crate::support::root())
             .args(&args)
@@ -455,6 +475,25 @@ fn a_closed_pipe_ends_every_printing_verb_quietly() {
         assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
+    // A gate keeps its verdict: blocking drift read through `| head` still exits 1.
+    let mut child = crate::support::cmd(&crate::support::root())
+        .args([
+            "drift",
+            "tests/fixtures/drift/tools-v1.json",
+            "tests/fixtures/drift/tools-v2.json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("drift: 5 finding(s) fail this run (--fail-on)"),
+        "{stderr}"
+    );
 }
 
 #[test]

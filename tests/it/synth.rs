@@ -50,10 +50,21 @@ fn gen_is_deterministic_and_realistic() {
     );
     assert_eq!(
         q(
-            "SELECT bool_or(arguments LIKE '%WITH %') AS cte, bool_or(arguments LIKE '%OVER (%') AS window_fn, \
-           bool_or(arguments LIKE '%JOIN%') AS joins, bool_or(arguments LIKE '%cursor%') AS pages FROM steps WHERE kind = 'tool_call'"
+            "SELECT bool_or(arguments ILIKE '%WITH %') AS cte, bool_or(arguments ILIKE '%OVER (%') AS window_fn, \
+           bool_or(arguments ILIKE '%JOIN%') AS joins, bool_or(arguments LIKE '%cursor%') AS pages FROM steps WHERE kind = 'tool_call'"
         ),
         "cte,window_fn,joins,pages\ntrue,true,true,true\n"
+    );
+    // Mostly distinct SQL, as real traces are (#25): a memo of the analysis must not make
+    // the benchmark free. The same task's retry repeats its statement.
+    assert_eq!(
+        q(
+            "SELECT count(DISTINCT json_get_str(arguments, 'sql')) * 10 >= count(*) * 9 AS distinct_sql, \
+             bool_or(json_get_str(arguments, 'sql') LIKE 'select%') AS lower, \
+             bool_or(json_get_str(arguments, 'sql') LIKE '%' || chr(10) || '%') AS multiline \
+             FROM (SELECT DISTINCT trace_id, arguments FROM steps WHERE kind = 'tool_call' AND tool = 'run_sql') AS c"
+        ),
+        "distinct_sql,lower,multiline\ntrue,true,true\n"
     );
     assert_eq!(
         q(
