@@ -3,7 +3,8 @@
 #   - s3s-fs, a real S3-protocol server over a folder, for the s3:// tests
 #     (into ~/.cache/groundcheck/tools);
 #   - pyarrow and duckdb from PyPI, for the notebook test;
-#   - node and the MCP servers in tests/mcp (npm ci), for the snapshot/drift tests.
+#   - node and the MCP servers in tests/mcp (npm ci), for the snapshot/drift tests;
+#   - Debian's Chromium and playwright-core (tests/browser, npm ci), for the HTML tests.
 # Safe to run again: each step is skipped when its result is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +37,18 @@ if [ ! -f tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/in
   echo "setup: installing MCP test servers (npm ci in tests/mcp)"
   (cd tests/mcp && npm ci --no-audit --no-fund --silent)
 fi
+# A real browser for the HTML report tests (tests/it/html.rs): Debian's Chromium, driven
+# by playwright-core pinned in tests/browser/package-lock.json (no browser download).
+if [ ! -x /usr/bin/chromium ]; then
+  echo "setup: installing chromium (apt)"
+  sudo_="" ; [ "$(id -u)" = 0 ] || sudo_="sudo"
+  $sudo_ apt-get update -qq && $sudo_ apt-get install -y -qq chromium
+fi
+if [ ! -f tests/browser/node_modules/playwright-core/package.json ]; then
+  echo "setup: installing playwright-core (npm ci in tests/browser)"
+  (cd tests/browser && npm ci --no-audit --no-fund --silent)
+fi
+echo "setup: $(/usr/bin/chromium --version 2>/dev/null | head -1), playwright-core $(node -p 'require("./tests/browser/node_modules/playwright-core/package.json").version')"
 echo "setup: node $(node --version), MCP server-everything $(node -p 'require("./tests/mcp/node_modules/@modelcontextprotocol/server-everything/package.json").version')"
 
 # Real producers of traces for the importer and collector tests (tests/producers): the

@@ -9,7 +9,7 @@
 --   step that contains 'sounds like', 'probably', or 'I will assume'" (hedging; the
 --   phrases come from hedging_phrases, those by default)
 -- grain: one row per symptom: (run_id, server, case_id, call_id, class, rule, evidence)
--- inputs: task_grounding, task_definition_match, steps, hedging_phrases
+-- inputs: task_grounding, task_definition_match, hedged_steps
 -- nulls: call_id is NULL for a task-level symptom
 SELECT * FROM (
 SELECT run_id, server, case_id, NULL AS call_id, 'semantic' AS class, 'forbidden-field' AS rule,
@@ -24,12 +24,5 @@ WHERE d.definition_match = false AND d.read_data
 UNION ALL
 SELECT DISTINCT s.run_id, s.server, s.case_id, NULL, 'semantic', 'hedging',
   'step ' || CAST(s.step AS VARCHAR) || ': ' || s.text
-FROM steps s
-JOIN (
-  SELECT lower(phrase) AS phrase FROM hedging_phrases
-  UNION ALL
-  SELECT phrase FROM (VALUES ('sounds like'), ('probably'), ('i will assume'), ('i''ll assume')) AS d(phrase)
-  WHERE NOT EXISTS (SELECT 1 FROM hedging_phrases)
-) AS h ON strpos(lower(s.text), h.phrase) > 0
-WHERE s.kind = 'reasoning' AND s.case_id IS NOT NULL
+FROM hedged_steps s
 ) AS f(run_id, server, case_id, call_id, class, rule, evidence)

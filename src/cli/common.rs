@@ -56,6 +56,42 @@ pub struct Input {
     pub partitions: Option<usize>,
 }
 
+/// The HTML report's options (`report --html`, `groundcheck html`).
+#[derive(Debug, Clone, Args)]
+pub struct Html {
+    /// Cases the page's table holds at most, each with its trace panel; above, the worst
+    /// half (policy violation, wrong, correct but not grounded, ...) and a sample.
+    #[arg(long, default_value_t = 500, value_name = "N")]
+    pub html_cases: usize,
+
+    /// Render the panels from the labels alone, without reading the traces and history
+    /// of --data.
+    #[arg(long)]
+    pub no_traces: bool,
+}
+
+impl Html {
+    /// Renders the page over `labels` (a labeler's labels.parquet) into `path`, reading
+    /// the traces from `input` unless --no-traces.
+    pub async fn write(&self, labels: &Path, input: &Input, path: &Path) -> anyhow::Result<()> {
+        let project = if self.no_traces {
+            None
+        } else {
+            Some(input.session_options().await?)
+        };
+        let opts = groundcheck::eval::page::Options {
+            max_cases: self.html_cases.max(1),
+            source: format!("labels of {}", input.data),
+            project,
+        };
+        let page = groundcheck::eval::page::report_page(labels, &opts).await?;
+        let html = groundcheck::output::html::report(&page)?;
+        groundcheck::output::write_atomic(path, html.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(())
+    }
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct Output {
     /// Folder for outputs (and rejects.jsonl).
@@ -145,7 +181,7 @@ impl Input {
 
     /// What the flags say to open: `--traces-from` files imported into a steps table,
     /// tied to the project's cases.
-    async fn session_options(&self) -> anyhow::Result<SessionOptions> {
+    pub async fn session_options(&self) -> anyhow::Result<SessionOptions> {
         let steps = match self.traces_from.first() {
             None => None,
             Some((format, _)) => {

@@ -120,7 +120,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             .await
             .with_context(|| format!("cannot replay the calls of {data}"))?;
     }
-    let text = render(&drift, args.format);
+    let text = render(&drift, args.format)?;
     // Judged before printing: a gate read through `| head` still fails.
     let failures = drift.failures(args.fail_on);
     let verdict = format!("drift: {failures} finding(s) fail this run (--fail-on)");

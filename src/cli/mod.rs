@@ -14,6 +14,7 @@ mod common;
 mod drift;
 mod functions;
 mod gateway;
+mod html;
 mod import;
 mod ingest;
 mod label;
@@ -55,6 +56,7 @@ enum Command {
     Functions(functions::Args),
     Gateway(gateway::Args),
     Gen(synth::Args),
+    Html(html::Args),
     Import(import::Args),
     Ingest(ingest::Args),
     Label(label::Args),
@@ -137,6 +139,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Functions(a) => functions::run(a).await,
         Command::Gateway(a) => gateway::run(a).await,
         Command::Gen(a) => synth::run(a).await,
+        Command::Html(a) => html::run(a).await,
         Command::Import(a) => import::run(a).await,
         Command::Ingest(a) => ingest::run(a).await,
         Command::Label(a) => label::run(a).await,

@@ -44,6 +44,15 @@ pub struct Args {
     /// With --history: the time to record (RFC 3339; default now).
     #[arg(long, requires = "history", value_name = "TIME")]
     recorded_at: Option<String>,
+
+    /// Also write OUT/report.html: one self-contained page (servers side by side, plots,
+    /// the cases with their traces) that opens from a file or a CI artifact
+    /// (docs/html.md).
+    #[arg(long)]
+    html: bool,
+
+    #[command(flatten)]
+    page: super::common::Html,
 }
 
 #[derive(Debug, Subcommand)]
@@ -65,6 +74,11 @@ struct DiffArgs {
     /// Exit with code 1 when a case went from correct to wrong or grounded to ungrounded.
     #[arg(long)]
     fail_on_regression: bool,
+
+    /// Also write OUT/diff.html: the deltas, the rates side by side and the flipped
+    /// cases, in one self-contained page.
+    #[arg(long)]
+    html: bool,
 }
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -114,6 +128,21 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         out.join("report.json").display(),
         out.join("report.parquet").display()
     );
+    if args.html {
+        let mut input = args.input.clone();
+        if let Some(dir) = &args.history {
+            // The page's trends read the history this report was just added to.
+            input.tables.retain(|(t, _)| t != "report_history");
+            input
+                .tables
+                .push(("report_history".into(), dir.display().to_string()));
+        }
+        let path = out.join("report.html");
+        args.page
+            .write(&out.join("labels.parquet"), &input, &path)
+            .await?;
+        eprintln!("wrote {}", path.display());
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -144,7 +173,8 @@ async fn diff(args: &Args, d: &DiffArgs) -> anyhow::Result<ExitCode> {
         d.b.clone(),
         "delta".to_string(),
     ]];
-    for m in diff::deltas(&a, &b).await? {
+    let deltas = diff::deltas(&a, &b).await?;
+    for m in deltas.clone() {
         lines.push(vec![
             m.metric,
             fmt_value(m.a.as_ref()),
@@ -155,6 +185,18 @@ async fn diff(args: &Args, d: &DiffArgs) -> anyhow::Result<ExitCode> {
     out!("{}", groundcheck::output::text::align(&lines));
     let flips = diff::flips(&a, &b).await?;
     drop(scratch);
+    if d.html {
+        let page = groundcheck::eval::page::diff_page(&d.a, &d.b, &deltas, &flips)?;
+        let path = args.output.out.join("diff.html");
+        std::fs::create_dir_all(&args.output.out)
+            .with_context(|| format!("cannot create {}", args.output.out.display()))?;
+        groundcheck::output::write_atomic(
+            &path,
+            groundcheck::output::html::diff(&page)?.as_bytes(),
+        )
+        .with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
     let regressed = flips.iter().any(|f| f.regression);
     outln!();
     if flips.is_empty() {

@@ -15,17 +15,98 @@ pub enum Format {
     Sarif,
     Junit,
     Github,
+    /// One self-contained page: the changes by severity per tool, and every change.
+    Html,
 }
 
-pub fn render(d: &Drift, format: Format) -> String {
-    match format {
+pub fn render(d: &Drift, format: Format) -> crate::error::Result<String> {
+    Ok(match format {
         Format::Table => table(d),
         Format::Json => serde_json::to_string_pretty(&to_json(d)).expect("json") + "\n",
         Format::Markdown => markdown(d),
         Format::Sarif => serde_json::to_string_pretty(&sarif(d)).expect("json") + "\n",
         Format::Junit => junit(d),
         Format::Github => github(d),
+        Format::Html => html(d)?,
+    })
+}
+
+/// The HTML page: a stacked bar per tool of its changes by severity (at most 40 tools,
+/// those with the most changes), then the table every format lists.
+fn html(d: &Drift) -> crate::error::Result<String> {
+    use groundcheck_udfs::drift::rules::Severity;
+    use std::collections::BTreeMap;
+
+    use crate::output::html::{chart, page};
+    let mut per_tool: BTreeMap<&str, [f64; 5]> = BTreeMap::new();
+    for c in &d.changes {
+        let i = Severity::ALL
+            .iter()
+            .position(|s| *s == c.severity)
+            .unwrap_or(0);
+        per_tool.entry(c.tool.as_str()).or_default()[i] += 1.0;
     }
+    let mut tools: Vec<(&str, [f64; 5])> = per_tool.into_iter().collect();
+    // Most changes first; ties by name, so the page is the same for the same drift.
+    tools.sort_by(|a, b| {
+        let n = |t: &[f64; 5]| t.iter().sum::<f64>();
+        n(&b.1).total_cmp(&n(&a.1)).then(a.0.cmp(b.0))
+    });
+    let shown = tools.len().min(40);
+    let cats: Vec<String> = tools[..shown].iter().map(|t| t.0.to_string()).collect();
+    let series: Vec<(String, Vec<f64>)> = Severity::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            (
+                s.as_str().to_string(),
+                tools[..shown].iter().map(|t| t.1[i]).collect(),
+            )
+        })
+        .collect();
+    let mut plots = Vec::new();
+    if !d.changes.is_empty() {
+        let mut caption =
+            "Changes per tool, stacked by severity (the rules table, after overrides and ignores)."
+                .to_string();
+        if tools.len() > shown {
+            caption.push_str(&format!(
+                " The {shown} tools with the most changes of {}; the table lists all.",
+                tools.len()
+            ));
+        }
+        plots.push(page::Plot {
+            id: "severity".into(),
+            title: "Changes by severity per tool".into(),
+            caption,
+            svg: chart::bars_with("changes", &cats, &series, true, &chart::SEVERITY)?,
+        });
+    }
+    let page = page::DriftPage {
+        title: format!("groundcheck drift: {}", d.server()),
+        summary: summary(d),
+        block: d.count(Action::Block),
+        warn: d.count(Action::Warn),
+        allow: d.count(Action::Allow),
+        changes: d
+            .changes
+            .iter()
+            .map(|c| page::ChangeRow {
+                action: c.action.as_str().into(),
+                severity: c.severity.as_str().into(),
+                tool: c.tool.clone(),
+                path: c.path.clone(),
+                rule: c.rule.clone(),
+                message: c.message.clone(),
+                before: c.before.clone(),
+                after: c.after.clone(),
+            })
+            .collect(),
+        versions: d.versions.iter().map(version_line).collect(),
+        replay: d.replay.clone(),
+        plots,
+    };
+    crate::output::html::drift(&page)
 }
 
 fn when(s: &crate::drift::snapshot::Snapshot) -> String {

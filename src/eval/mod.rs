@@ -7,6 +7,7 @@ pub mod chunks;
 pub mod diff;
 pub mod labels;
 pub mod oracle;
+pub mod page;
 pub mod report;
 pub mod review;
 pub mod sample;

@@ -151,6 +151,45 @@ pub fn report_json(batches: &[RecordBatch]) -> Result<String> {
     Ok(out)
 }
 
+/// The report's fields as the side-by-side table and the HTML overview show them, as
+/// paths into a report row: the seed's fields (failures_by_class by class), pass_rate and
+/// correct_not_grounded beside what they come from, and the tool-call figures when some
+/// case lists expected calls (docs/tool-calls.md).
+pub fn table_fields(rows: &[serde_json::Map<String, Value>]) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in &REPORT_FIELDS[2..] {
+        if *f == "failures_by_class" {
+            out.extend(CLASSES.iter().map(|c| format!("{f}.{c}")));
+            continue;
+        }
+        out.push(f.to_string());
+        // The two figures the seed asks for in words, next to what they come from.
+        match *f {
+            "correct" => out.push("pass_rate".into()),
+            "correct_and_grounded" => out.push("correct_not_grounded".into()),
+            _ => {}
+        }
+    }
+    if rows.iter().any(|r| {
+        r.get("tool_call_tasks")
+            .and_then(Value::as_i64)
+            .is_some_and(|n| n > 0)
+    }) {
+        out.extend(TOOL_CALL_FIELDS.iter().map(|f| f.to_string()));
+    }
+    out
+}
+
+/// The value at a `table_fields` path of a report row (`failures_by_class.semantic`).
+pub fn field_value<'a>(row: &'a serde_json::Map<String, Value>, path: &str) -> Option<&'a Value> {
+    let mut parts = path.split('.');
+    let mut v = row.get(parts.next()?)?;
+    for p in parts {
+        v = v.get(p)?;
+    }
+    Some(v)
+}
+
 pub fn report_table(batches: &[RecordBatch]) -> Result<String> {
     let rows = rows_as_json(batches)?;
     let mut lines: Vec<Vec<String>> = Vec::new();
@@ -164,47 +203,16 @@ pub fn report_table(batches: &[RecordBatch]) -> Result<String> {
         }))
         .collect();
     lines.push(header);
-    for f in &REPORT_FIELDS[2..] {
-        if *f == "failures_by_class" {
-            for c in CLASSES {
-                let mut line = vec![format!("failures: {c}")];
-                for r in &rows {
-                    line.push(fmt_value(r.get(*f).and_then(|v| v.get(*c))));
-                }
-                lines.push(line);
-            }
-            continue;
-        }
-        let mut line = vec![f.to_string()];
-        for r in &rows {
-            line.push(fmt_value(r.get(*f)));
-        }
-        lines.push(line);
-        // The two figures the seed asks for in words, next to what they come from.
-        let extra = match *f {
-            "correct" => "pass_rate",
-            "correct_and_grounded" => "correct_not_grounded",
-            _ => continue,
+    for f in table_fields(&rows) {
+        let name = match f.strip_prefix("failures_by_class.") {
+            Some(c) => format!("failures: {c}"),
+            None => f.clone(),
         };
-        let mut line = vec![extra.to_string()];
+        let mut line = vec![name];
         for r in &rows {
-            line.push(fmt_value(r.get(extra)));
+            line.push(fmt_value(field_value(r, &f)));
         }
         lines.push(line);
-    }
-    // Tool-call correctness, when some case lists expected calls (docs/tool-calls.md).
-    if rows.iter().any(|r| {
-        r.get("tool_call_tasks")
-            .and_then(Value::as_i64)
-            .is_some_and(|n| n > 0)
-    }) {
-        for f in TOOL_CALL_FIELDS {
-            let mut line = vec![f.to_string()];
-            for r in &rows {
-                line.push(fmt_value(r.get(*f)));
-            }
-            lines.push(line);
-        }
     }
     Ok(align(&lines))
 }

@@ -5,6 +5,7 @@
 //! fixed writer properties, so the same batches give the same bytes.
 
 pub mod docs;
+pub mod html;
 pub mod label_writer;
 pub mod remote;
 pub mod text;

@@ -8,6 +8,7 @@ mod canary;
 mod cli;
 mod drift;
 mod gateway;
+mod html;
 mod import;
 mod producers;
 mod s3;
