@@ -186,6 +186,16 @@ pub async fn report_page(labels: &Path, opts: &Options) -> Result<ReportPage> {
             server: s(r, "server"),
             run_id: s(r, "run_id"),
             key: format!("{}@{}", s(r, "server"), s(r, "run_id")),
+            label: if rows
+                .iter()
+                .filter(|o| s(o, "server") == s(r, "server"))
+                .count()
+                > 1
+            {
+                format!("{}@{}", s(r, "server"), s(r, "run_id"))
+            } else {
+                s(r, "server")
+            },
             color: chart::css_color(i),
         })
         .collect();
@@ -320,7 +330,7 @@ fn failures_plot(rows: &[Map<String, Value>], sides: &[Side]) -> Result<Plot> {
                         .unwrap_or(0.0)
                 })
                 .collect();
-            (side.key.clone(), v)
+            (side.label.clone(), v)
         })
         .collect();
     Ok(Plot {
@@ -361,7 +371,7 @@ async fn scatter_plot(
         .iter()
         .map(|side| {
             (
-                side.key.clone(),
+                side.label.clone(),
                 by_side.remove(&side.key).unwrap_or_default(),
             )
         })
@@ -384,7 +394,7 @@ fn cost_plot(rows: &[Map<String, Value>], sides: &[Side]) -> Result<Option<Plot>
     if values.iter().all(Option::is_none) {
         return Ok(None);
     }
-    let cats: Vec<String> = sides.iter().map(|s| s.key.clone()).collect();
+    let cats: Vec<String> = sides.iter().map(|s| s.label.clone()).collect();
     let none: Vec<&str> = sides
         .iter()
         .zip(&values)

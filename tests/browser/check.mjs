@@ -63,7 +63,7 @@ const facts = await tab.evaluate(() => {
     cases_note: text(document.getElementById("cases-note")),
     panels_note: text(document.getElementById("panels-note")),
     deltas: [...document.querySelectorAll("#metric-deltas tbody tr")].map((tr) => ({
-      metric: tr.dataset.metric, trend: tr.className, cells: [...tr.cells].map(text) })),
+      metric: tr.dataset.metric, trend: tr.dataset.trend, cells: [...tr.cells].map(text) })),
     flips: [...document.querySelectorAll("#flipped tbody tr")].map((tr) => [...tr.cells].map(text)),
     changes: [...document.querySelectorAll("#change-table tbody tr")].map((tr) => ({
       rule: tr.dataset.rule, tool: tr.dataset.tool, severity: tr.dataset.severity })),

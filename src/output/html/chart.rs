@@ -59,6 +59,13 @@ fn svg(
     Ok(out)
 }
 
+/// A tick label: at most four decimals, no trailing zeros (0.6, not 0.6000000000000001).
+fn tick(v: f64) -> String {
+    let s = format!("{v:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" { "0".into() } else { s.to_string() }
+}
+
 fn nice_max(v: f64) -> f64 {
     if !(v.is_finite() && v > 0.0) {
         return 1.0;
@@ -120,7 +127,14 @@ pub fn bars_with(
     } else {
         nice_max(top)
     };
-    let width = (160 + 34 * slots).clamp(420, 1100);
+    // Room under each category for its name, up to a point.
+    let longest = categories
+        .iter()
+        .map(|c| c.chars().count())
+        .max()
+        .unwrap_or(0) as u32;
+    let per_slot = (longest.min(40) * 7 / (k as u32 + 1)).max(34);
+    let width = (160 + per_slot * slots).clamp(420, 1100);
     let label_of = |slot: u32| -> String {
         let c = (slot as usize) / (k + 1);
         if (slot as usize) % (k + 1) == (k - 1) / 2 {
@@ -153,7 +167,7 @@ pub fn bars_with(
                 } else if integers {
                     format!("{v:.0}")
                 } else {
-                    format!("{v}")
+                    tick(*v)
                 }
             })
             .x_labels(slots as usize)
@@ -231,6 +245,8 @@ pub fn scatter(x_desc: &str, y_desc: &str, series: &[(String, Points)]) -> Resul
             .light_line_style(TRANSPARENT)
             .x_desc(x_desc)
             .y_desc(y_desc)
+            .x_label_formatter(&|v| tick(*v))
+            .y_label_formatter(&|v| tick(*v))
             .label_style((FONT, 12))
             .draw()
             .map_err(draw_err)?;
@@ -308,6 +324,7 @@ pub fn lines_over_time(
             .light_line_style(TRANSPARENT)
             .x_labels(4)
             .x_label_formatter(&day)
+            .y_label_formatter(&|v| tick(*v))
             .y_desc(y_desc)
             .label_style((FONT, 11))
             .draw()

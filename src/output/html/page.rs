@@ -49,6 +49,8 @@ pub struct Side {
     pub run_id: String,
     /// `server@run_id`, the key cells and points use.
     pub key: String,
+    /// How plots name it: the server, or `server@run_id` when a server ran more than once.
+    pub label: String,
     pub color: String,
 }
 
