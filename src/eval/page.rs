@@ -580,13 +580,23 @@ async fn open_for(opts: SessionOptions, picked: &[(String, String, String)]) -> 
     let session = Session::open_tables(opts).await?;
     let ctx = &session.ctx;
     ctx.register_table("html_picked", picked_table(picked)?)?;
+    // A list of literals, not a subquery: a filter on the scan, where a semi-join would
+    // sort every step of the project (the sessions prefer sort-merge joins).
+    let ids: BTreeSet<&str> = picked.iter().map(|p| p.2.as_str()).collect();
+    let list = if ids.is_empty() {
+        "NULL".to_string()
+    } else {
+        ids.iter()
+            .map(|c| format!("'{}'", c.replace('\'', "''")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let in_steps = format!("case_id IS NULL OR case_id IN ({list})");
+    let in_cases = format!("case_id IN ({list})");
     for (name, cond) in [
         // Steps without a case_id may be a call's result, paired by trace (as in chunks).
-        (
-            "steps",
-            "case_id IS NULL OR case_id IN (SELECT case_id FROM html_picked)",
-        ),
-        ("cases", "case_id IN (SELECT case_id FROM html_picked)"),
+        ("steps", in_steps.as_str()),
+        ("cases", in_cases.as_str()),
     ] {
         let source = ctx
             .deregister_table(name)?
@@ -606,11 +616,7 @@ async fn open_for(opts: SessionOptions, picked: &[(String, String, String)]) -> 
 /// Fills the panels' question, gold record and steps from the project; returns how many
 /// panels found steps.
 async fn add_steps(ctx: &SessionContext, panels: &mut [Panel]) -> Result<usize> {
-    let (_, b) = collect(
-        ctx,
-        "SELECT case_id, question, gold FROM cases WHERE case_id IN (SELECT case_id FROM html_picked)",
-    )
-    .await?;
+    let (_, b) = collect(ctx, "SELECT case_id, question, gold FROM cases").await?;
     let mut cases: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
     for r in rows_as_json(&b)? {
         cases.insert(s(&r, "case_id"), r);
