@@ -28,6 +28,12 @@ pub struct Args {
 }
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if groundcheck::output::remote::is_remote(&args.dir) {
+        anyhow::bail!(groundcheck::Error::Usage(format!(
+            "{}: `html` reads a local folder; copy its labels.parquet down first",
+            args.dir.display()
+        )));
+    }
     let labels = args.dir.join("labels.parquet");
     if !labels.is_file() {
         anyhow::bail!(groundcheck::Error::Usage(format!(
