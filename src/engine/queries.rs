@@ -7,7 +7,9 @@
 //! must be there too.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
+use datafusion::catalog::TableProvider;
 use datafusion::prelude::SessionContext;
 
 use crate::error::{Error, Result};
@@ -174,6 +176,17 @@ pub async fn register_named(ctx: &SessionContext, names: &[&str]) -> Result<()> 
 
 /// Creates one view per query file, each after the views it reads.
 pub async fn register_views(ctx: &SessionContext) -> Result<()> {
+    register_views_with(ctx, |_, view| Ok(view)).await
+}
+
+/// `register_views`, where `place(name, view)` says what to register under each view's
+/// name: the view itself, or a table standing in for it (chunked labeling computes a
+/// view read by several others once per chunk, into memory, instead of once per reader,
+/// which is what an inlined view costs).
+pub async fn register_views_with(
+    ctx: &SessionContext,
+    mut place: impl FnMut(&str, Arc<dyn TableProvider>) -> Result<Arc<dyn TableProvider>>,
+) -> Result<()> {
     let mut pending = all()?;
     let mut done: Vec<String> = Vec::new();
     while !pending.is_empty() {
@@ -194,10 +207,31 @@ pub async fn register_views(ctx: &SessionContext) -> Result<()> {
             .sql(&q.sql)
             .await
             .map_err(|e| Error::Input(format!("queries/{}: {e}", q.file)))?;
-        ctx.register_table(q.name.as_str(), df.into_view())?;
+        ctx.register_table(q.name.as_str(), place(&q.name, df.into_view())?)?;
         done.push(q.name);
     }
     Ok(())
+}
+
+/// Whether view `name` reads `table`, directly or through other views (by their
+/// `inputs:`).
+pub fn reads(name: &str, table: &str) -> Result<bool> {
+    let all = all()?;
+    let mut todo = vec![name.to_string()];
+    let mut seen: Vec<String> = Vec::new();
+    while let Some(n) = todo.pop() {
+        if n == table {
+            return Ok(true);
+        }
+        if seen.contains(&n) {
+            continue;
+        }
+        if let Some(q) = all.iter().find(|q| q.name == n) {
+            todo.extend(q.inputs());
+        }
+        seen.push(n);
+    }
+    Ok(false)
 }
 
 #[cfg(test)]

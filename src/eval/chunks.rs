@@ -4,9 +4,10 @@
 //! the small context tables. So `steps` and `cases` are split by a hash of case_id into
 //! files on local disk in one pass each; each chunk is then loaded into the in-memory
 //! tables the views were planned against (`wrap`, between a session's tables and its
-//! views), labeled, and its
-//! labels, sorted, written to a file of its own; a sort-preserving merge of those files
-//! gives every label in the order of the whole run, the same bytes as one pass.
+//! views), the views that several others read are computed from it into memory
+//! (`MATERIALIZED`), and the chunk is labeled; its labels, sorted, go to a file of its
+//! own; a sort-preserving merge of those files gives every label in the order of the
+//! whole run, the same bytes as one pass.
 //!
 //! Steps without a case_id belong to no task, but a task's steps may join them by trace
 //! (a call's result): they go with every chunk.
@@ -42,6 +43,24 @@ use crate::output::label_writer::LabelWriter;
 /// The tables split by case.
 pub const CHUNKED: &[&str] = &["steps", "cases"];
 
+/// The views computed once per chunk into memory (`register_views`), each read by several
+/// others: DataFusion inlines a view wherever it is read, so the labels plan would
+/// otherwise compute `tasks` 14 times and `calls` 12 times per chunk, `call_fields` (the
+/// SQL analysis of every call) 6 times.
+pub const MATERIALIZED: &[&str] = &[
+    "tasks",
+    "calls",
+    "catalog_entries",
+    "latest_tools",
+    "tool_lineage",
+    "call_fields",
+    "task_terms",
+    "task_grounding",
+    "task_definition_match",
+    "task_freshness",
+    "call_policy",
+];
+
 /// The labels' sort key (`eval::labels::ORDER`).
 const KEY: [&str; 3] = ["run_id", "server", "case_id"];
 
@@ -63,6 +82,8 @@ pub struct ChunkTable {
     pub name: &'static str,
     pub source: Arc<dyn TableProvider>,
     pub mem: Arc<MemTable>,
+    /// A view that reads the policy oracle's answers: filled after the oracle ran.
+    after_oracle: bool,
 }
 
 /// How to split: steps per chunk (about; 0: one chunk), and the policy oracle to ask
@@ -81,7 +102,7 @@ pub struct Done {
 
 /// Puts an in-memory table in the place of each of `CHUNKED` in a session whose views are
 /// not planned yet (`Session::open_tables`); returns them, with the tables they replace.
-pub fn wrap(session: &Session) -> Result<Vec<ChunkTable>> {
+fn wrap(session: &Session) -> Result<Vec<ChunkTable>> {
     let mut out = Vec::new();
     for name in CHUNKED {
         let source = session
@@ -92,6 +113,41 @@ pub fn wrap(session: &Session) -> Result<Vec<ChunkTable>> {
         session.ctx.register_table(*name, table.mem.clone())?;
         out.push(table);
     }
+    Ok(out)
+}
+
+/// What a chunk fills: the tables split by case, then the views computed from them.
+pub struct Chunked {
+    tables: Vec<ChunkTable>,
+    views: Vec<ChunkTable>,
+}
+
+impl Chunked {
+    /// In a session whose views are not planned yet (`Session::open_tables`): in-memory
+    /// tables in the place of `CHUNKED`, then the views, `MATERIALIZED` in memory too.
+    pub async fn open(session: &Session) -> Result<Self> {
+        let tables = wrap(session)?;
+        let views = register_views(session).await?;
+        Ok(Self { tables, views })
+    }
+}
+
+/// Registers the session's views, each of `MATERIALIZED` as an in-memory table that
+/// `write_labels` fills from the view for each chunk; returns those, in the order they
+/// must be filled (each after the views it reads).
+async fn register_views(session: &Session) -> Result<Vec<ChunkTable>> {
+    let mut out = Vec::new();
+    crate::engine::queries::register_views_with(&session.ctx, |name, view| {
+        let Some(name) = MATERIALIZED.iter().find(|m| **m == name) else {
+            return Ok(view);
+        };
+        let mut table = ChunkTable::new(name, view, &session.ctx)?;
+        table.after_oracle = crate::engine::queries::reads(name, crate::model::EXTERNAL_POLICY)?;
+        let mem: Arc<dyn TableProvider> = table.mem.clone();
+        out.push(table);
+        Ok(mem)
+    })
+    .await?;
     Ok(out)
 }
 
@@ -108,7 +164,20 @@ impl ChunkTable {
             name,
             source,
             mem: Arc::new(mem),
+            after_oracle: false,
         })
+    }
+
+    /// Fills the table with every row of its source (the whole table, or a view of the
+    /// tables filled before it).
+    async fn load(&self, ctx: &SessionContext) -> Result<()> {
+        let rows = ctx.read_table(self.source.clone())?.collect().await?;
+        let rows = rows
+            .into_iter()
+            .map(|b| conform(&self.mem.schema(), b))
+            .collect::<Result<Vec<_>>>()?;
+        self.fill(rows).await;
+        Ok(())
     }
 
     /// Replaces the table's rows, spread over its partitions.
@@ -124,12 +193,13 @@ impl ChunkTable {
     }
 }
 
-/// Labels every task of `query` (the labels view, ordered by `KEY`), `tables` filled a
-/// chunk at a time, into `out`; `on_chunk` hears (k, n, tasks labeled so far) as chunk k
-/// of n starts. `dir` holds the chunks' temporary files.
+/// Labels every task of `query` (the labels view, ordered by `KEY`), `chunked`'s tables
+/// filled a chunk at a time and then its views from them, into `out`; `on_chunk` hears
+/// (k, n, tasks labeled so far) as chunk k of n starts. `dir` holds the chunks' temporary
+/// files.
 pub(crate) async fn write_labels(
     session: &Session,
-    tables: &[ChunkTable],
+    chunked: &Chunked,
     query: datafusion::dataframe::DataFrame,
     out: &mut LabelWriter,
     dir: &Path,
@@ -137,6 +207,7 @@ pub(crate) async fn write_labels(
     on_chunk: &dyn Fn(usize, usize, u64),
 ) -> Result<Done> {
     let ctx = &session.ctx;
+    let (tables, views) = (&chunked.tables, &chunked.views);
     let schema = out.schema();
     let steps = estimated_steps(session, tables).await?;
     let n = if opts.chunk_steps == 0 {
@@ -151,14 +222,9 @@ pub(crate) async fn write_labels(
     if n == 1 {
         on_chunk(1, 1, 0);
         for t in tables {
-            let rows = ctx.read_table(t.source.clone())?.collect().await?;
-            let rows = rows
-                .into_iter()
-                .map(|b| conform(&t.mem.schema(), b))
-                .collect::<Result<Vec<_>>>()?;
-            t.fill(rows).await;
+            t.load(ctx).await?;
         }
-        done.oracle_calls += oracle(ctx, opts).await?;
+        done.oracle_calls += fill_views(ctx, views, opts).await?;
         let mut stream = query.clone().execute_stream().await?;
         while let Some(b) = stream.next().await {
             out.write(&conform(&schema, b?)?)?;
@@ -182,7 +248,7 @@ pub(crate) async fn write_labels(
                 t.fill(crate::output::rebatch(&t.mem.schema(), &rows)?)
                     .await;
             }
-            done.oracle_calls += oracle(ctx, opts).await?;
+            done.oracle_calls += fill_views(ctx, views, opts).await?;
             let path = tmp.path().join(format!("labels-{k}.arrow"));
             let mut w = ipc_writer(&path, &schema)?;
             let mut stream = query.clone().execute_stream().await?;
@@ -194,7 +260,7 @@ pub(crate) async fn write_labels(
             w.finish()?;
             sorted.push(path);
         }
-        for t in tables {
+        for t in tables.iter().chain(views.iter()) {
             t.fill(Vec::new()).await;
         }
         let mut merged = merge(&schema, sorted, ctx.task_ctx())?;
@@ -222,6 +288,23 @@ async fn estimated_steps(session: &Session, tables: &[ChunkTable]) -> Result<u64
         .read_table(steps.source.clone())?
         .count()
         .await? as u64)
+}
+
+/// Fills a chunk's views from its tables: those the oracle reads, the oracle, the views
+/// that read its answers. Returns the calls the oracle checked.
+async fn fill_views(
+    ctx: &SessionContext,
+    views: &[ChunkTable],
+    opts: &Options<'_>,
+) -> Result<usize> {
+    for v in views.iter().filter(|v| !v.after_oracle) {
+        v.load(ctx).await?;
+    }
+    let checked = oracle(ctx, opts).await?;
+    for v in views.iter().filter(|v| v.after_oracle) {
+        v.load(ctx).await?;
+    }
+    Ok(checked)
 }
 
 async fn oracle(ctx: &SessionContext, opts: &Options<'_>) -> Result<usize> {
@@ -388,6 +471,24 @@ impl PartitionStream for IpcFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A view kept in memory is one the labels read more than once (else it only costs
+    /// memory), and one the policy oracle's answers reach is filled after the oracle.
+    #[test]
+    fn materialized_views_are_read_more_than_once() {
+        let all = crate::engine::queries::all().unwrap();
+        for name in MATERIALIZED {
+            let readers = all
+                .iter()
+                .filter(|q| q.inputs().iter().any(|i| i == name))
+                .count();
+            assert!(readers >= 2, "{name} is read by {readers} view(s)");
+            assert!(crate::engine::queries::reads("labels", name).unwrap(), "{name}");
+        }
+        let reads = |v| crate::engine::queries::reads(v, crate::model::EXTERNAL_POLICY).unwrap();
+        assert!(reads("call_policy"));
+        assert!(!reads("calls") && !reads("tasks") && !reads("call_fields"));
+    }
 
     #[test]
     fn rows_without_a_case_go_to_the_shared_part() {

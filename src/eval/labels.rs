@@ -13,7 +13,7 @@ use futures::StreamExt;
 use crate::engine::query::{conform, plain_schema};
 use crate::engine::session::{Session, SessionOptions};
 use crate::error::{Error, Result};
-use crate::eval::chunks::{self, ChunkTable};
+use crate::eval::chunks::{self, Chunked};
 use crate::output::label_writer::LabelWriter;
 
 /// The labels' row order, everywhere they are written or read.
@@ -44,21 +44,23 @@ pub struct Done {
 /// A session opened for labeling.
 pub struct Labeler {
     pub session: Session,
-    chunks: Vec<ChunkTable>,
+    /// What each chunk fills (None on a cluster, which labels in one query).
+    chunked: Option<Chunked>,
 }
 
 impl Labeler {
     /// Opens the session: its tables, then (locally) in-memory `steps` and `cases` in
-    /// their place, then the views.
+    /// their place, then the views (locally, those read by several others in memory too,
+    /// filled per chunk: `chunks::MATERIALIZED`).
     pub async fn open(opts: SessionOptions) -> Result<Self> {
         let session = Session::open_tables(opts).await?;
-        let chunks = if session.on_cluster {
-            Vec::new()
+        let chunked = if session.on_cluster {
+            session.register_views().await?;
+            None
         } else {
-            chunks::wrap(&session)?
+            Some(Chunked::open(&session).await?)
         };
-        session.register_views().await?;
-        Ok(Self { session, chunks })
+        Ok(Self { session, chunked })
     }
 
     /// Labels every task into `dir/labels.jsonl` and `dir/labels.parquet`, each under a
@@ -82,7 +84,27 @@ impl Labeler {
         let schema = plain_schema(query.schema().as_arrow());
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.display(), e))?;
         let mut out = LabelWriter::create(dir, schema.clone())?;
-        let mut done = if self.session.on_cluster {
+        let mut done = if let Some(chunked) = &self.chunked {
+            let split = chunks::Options {
+                chunk_steps: opts.chunk_steps,
+                oracle: opts.oracle.as_ref(),
+            };
+            let done = chunks::write_labels(
+                &self.session,
+                chunked,
+                query,
+                &mut out,
+                dir,
+                &split,
+                on_chunk,
+            )
+            .await?;
+            Done {
+                chunks: done.chunks,
+                oracle_calls: done.oracle_calls,
+                tasks: 0,
+            }
+        } else {
             if opts.oracle.is_some() {
                 return Err(Error::Usage(
                     "--policy-oracle runs on this machine and its answers stay in memory, \
@@ -98,26 +120,6 @@ impl Labeler {
             Done {
                 chunks: 1,
                 ..Done::default()
-            }
-        } else {
-            let split = chunks::Options {
-                chunk_steps: opts.chunk_steps,
-                oracle: opts.oracle.as_ref(),
-            };
-            let done = chunks::write_labels(
-                &self.session,
-                &self.chunks,
-                query,
-                &mut out,
-                dir,
-                &split,
-                on_chunk,
-            )
-            .await?;
-            Done {
-                chunks: done.chunks,
-                oracle_calls: done.oracle_calls,
-                tasks: 0,
             }
         };
         done.tasks = out.rows;
