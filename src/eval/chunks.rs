@@ -483,7 +483,10 @@ mod tests {
                 .filter(|q| q.inputs().iter().any(|i| i == name))
                 .count();
             assert!(readers >= 2, "{name} is read by {readers} view(s)");
-            assert!(crate::engine::queries::reads("labels", name).unwrap(), "{name}");
+            assert!(
+                crate::engine::queries::reads("labels", name).unwrap(),
+                "{name}"
+            );
         }
         let reads = |v| crate::engine::queries::reads(v, crate::model::EXTERNAL_POLICY).unwrap();
         assert!(reads("call_policy"));
