@@ -3,6 +3,13 @@
 //! batch where queries repeat (memo hits, as in real traces), `predicate_match`, and the
 //! grain checks. Target from issue 3: at least 20,000 distinct queries per second per core.
 //!
+//! The per-call pass (issue 25), `per_call/*`: what labeling asks of each call's SQL, the
+//! fields, time filters and grain findings (call_fields) and a predicate verdict
+//! (task_definition_match). `per_call/separately` is each asked on its own, four parses;
+//! `per_call/analyse` the one shared analysis; `per_call/udfs_batch` the four functions
+//! over a batch of 8,192 distinct calls with the catalog as one scalar, as the queries call
+//! them (each batch's SQL made new with a comment, so the memo does not answer).
+//!
 //! Run: `cargo bench -p groundcheck-udfs --bench sql`.
 
 #[path = "../tests/corpus/reader.rs"]
@@ -16,11 +23,18 @@ use datafusion::arrow::array::{ArrayRef, ListBuilder, StringArray, StringBuilder
 use datafusion::arrow::datatypes::{DataType, Field};
 use datafusion::config::ConfigOptions;
 use datafusion::logical_expr::{ColumnarValue, ScalarFunctionArgs, ScalarUDFImpl};
+use datafusion::common::ScalarValue;
+use groundcheck_udfs::predicate_match::PredicateMatch;
+use groundcheck_udfs::sql::analysis::analyse;
 use groundcheck_udfs::sql::lineage::sql_fields;
 use groundcheck_udfs::sql::predicate::predicate_match;
-use groundcheck_udfs::sql::shape::grain_issues;
+use groundcheck_udfs::sql::shape::{grain_issues, time_filters};
 use groundcheck_udfs::sql::{Catalog, Dialect};
 use groundcheck_udfs::sql_fields::SqlFields;
+use groundcheck_udfs::sql_grain_issues::SqlGrainIssues;
+use groundcheck_udfs::sql_time_filters::SqlTimeFilters;
+
+const GOVERNED: &str = "customers.subscription_status IN ('ACTIVE', 'PAUSED_BILLING')";
 
 fn bench(c: &mut Criterion) {
     let entries = reader::catalog_entries();
@@ -101,5 +115,95 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+fn invoke(udf: &dyn ScalarUDFImpl, args: Vec<ColumnarValue>, rows: usize) -> ColumnarValue {
+    let types: Vec<DataType> = args.iter().map(|a| a.data_type()).collect();
+    let return_type = udf.return_type(&types).expect("types");
+    let args = ScalarFunctionArgs {
+        arg_fields: types
+            .iter()
+            .map(|t| Arc::new(Field::new("a", t.clone(), true)))
+            .collect(),
+        args,
+        number_rows: rows,
+        return_field: Arc::new(Field::new("r", return_type, true)),
+        config_options: Arc::new(ConfigOptions::default()),
+    };
+    udf.invoke_with_args(args).expect("invoke")
+}
+
+fn per_call(c: &mut Criterion) {
+    let entries = reader::catalog_entries();
+    let catalog = Catalog::from_entries(entries.iter().map(String::as_str));
+    let cases: Vec<(Dialect, String)> = reader::cases()
+        .into_iter()
+        .map(|c| (Dialect::from_name(&c.dialect).expect("dialect"), c.sql))
+        .collect();
+    let mut g = c.benchmark_group("per_call");
+    g.throughput(Throughput::Elements(cases.len() as u64));
+    g.bench_function("separately", |b| {
+        b.iter(|| {
+            for (d, sql) in &cases {
+                black_box(sql_fields(sql, d, &catalog));
+                black_box(time_filters(sql, d, &catalog).ok());
+                black_box(grain_issues(sql, d, &catalog).ok());
+                black_box(predicate_match(sql, GOVERNED, d, &catalog));
+            }
+        })
+    });
+    g.bench_function("analyse", |b| {
+        b.iter(|| {
+            for (d, sql) in &cases {
+                black_box(analyse(sql, d, &catalog));
+            }
+        })
+    });
+
+    let rows = 8_192usize;
+    let mut list = ListBuilder::new(StringBuilder::new());
+    for e in &entries {
+        list.values().append_value(e);
+    }
+    list.append(true);
+    let list: ArrayRef = Arc::new(list.finish());
+    let catalog_arg = ColumnarValue::Scalar(ScalarValue::try_from_array(&list, 0).expect("list"));
+    let dialects: ArrayRef = Arc::new(StringArray::from_iter_values(
+        (0..rows).map(|i| cases[i % cases.len()].0.name.clone()),
+    ));
+    let mut batch = 0u64;
+    g.throughput(Throughput::Elements(rows as u64));
+    g.bench_function("udfs_batch", |b| {
+        b.iter_batched(
+            || {
+                batch += 1;
+                let sql: ArrayRef = Arc::new(StringArray::from_iter_values(
+                    (0..rows).map(|i| format!("{}\n-- batch {batch} call {i}", cases[i % cases.len()].1)),
+                ));
+                sql
+            },
+            |sql| {
+                let args = || {
+                    vec![
+                        ColumnarValue::Array(sql.clone()),
+                        ColumnarValue::Array(dialects.clone()),
+                        catalog_arg.clone(),
+                    ]
+                };
+                black_box(invoke(&SqlFields::default(), args(), rows));
+                black_box(invoke(&SqlTimeFilters::default(), args(), rows));
+                black_box(invoke(&SqlGrainIssues::default(), args(), rows));
+                let pred = vec![
+                    ColumnarValue::Array(sql.clone()),
+                    ColumnarValue::Scalar(GOVERNED.into()),
+                    ColumnarValue::Array(dialects.clone()),
+                    catalog_arg.clone(),
+                ];
+                black_box(invoke(&PredicateMatch::verdict(), pred, rows));
+            },
+            criterion::BatchSize::PerIteration,
+        )
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench, per_call);
 criterion_main!(benches);

@@ -11,8 +11,11 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use groundcheck_udfs::tool_calls::check::{Expected, Mode, compare};
 use serde_json::{Value, json};
 
-/// Deterministic tasks: (calls made, expected calls).
-fn tasks(n: usize) -> Vec<(Vec<(String, Value)>, Vec<Expected>)> {
+/// One task: the calls made (tool, arguments) and the calls expected.
+type Task = (Vec<(String, Value)>, Vec<Expected>);
+
+/// Deterministic tasks.
+fn tasks(n: usize) -> Vec<Task> {
     (0..n)
         .map(|i| {
             let k = 1 + i % 4;

@@ -8,13 +8,14 @@
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, GenericListArray, OffsetSizeTrait};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{Result, plan_err};
 use datafusion::logical_expr::ColumnarValue;
 
+use crate::sql::analysis::{Analysis, analyse};
 use crate::sql::{Catalog, Dialect};
 
 /// A function's struct (its signature: by default any arguments, which `return_type`
@@ -230,6 +231,30 @@ impl<K: Hash + Eq, V: Clone> Memo<K, V> {
     }
 }
 
+/// Analyses kept for every SQL function (`sql::analysis`). Labeling analyses each call's
+/// SQL when it computes call_fields, then asks predicate_match of the same SQL once per
+/// business term of the task: the analyses of a chunk of calls (mostly distinct SQL)
+/// must fit, and an entry is a few hundred bytes beside the SQL text.
+const ANALYSES: usize = 65_536;
+
+type AnalysisKey = (String, String, u64);
+static ANALYSED: LazyLock<Memo<AnalysisKey, Arc<Analysis>>> = LazyLock::new(|| Memo::new(ANALYSES));
+
+/// The analysis of a row's SQL, from the memo when it was analysed before.
+pub fn analysis(row: &SqlRow) -> Arc<Analysis> {
+    let key = (
+        row.sql.to_string(),
+        row.dialect_name.to_string(),
+        row.catalog_key,
+    );
+    ANALYSED.get_or(key, || {
+        Arc::new(match row.dialect() {
+            Ok(d) => analyse(row.sql, &d, &row.catalog),
+            Err(reason) => Analysis::failed(reason),
+        })
+    })
+}
+
 /// One row's inputs to a SQL-analysing function.
 pub struct SqlRow<'a> {
     pub sql: &'a str,
@@ -246,22 +271,56 @@ impl SqlRow<'_> {
     }
 }
 
-/// The `sql [, dialect [, catalog]]` arguments of a function, at their positions.
+/// Arguments as arrays of the batch's length, except a scalar argument at `catalog`
+/// (`(SELECT entries FROM catalog_entries)`), which stays one row: repeating a list of
+/// catalog entries on every row would copy it, and read it back, once per row.
+pub fn sql_arrays(args: &[ColumnarValue], rows: usize, catalog: usize) -> Result<Vec<ArrayRef>> {
+    args.iter()
+        .enumerate()
+        .map(|(i, a)| match a {
+            ColumnarValue::Scalar(s) if i == catalog => s.to_array_of_size(1),
+            a => a.to_array(rows),
+        })
+        .collect()
+}
+
+/// The `sql [, dialect [, catalog]]` arguments of a function, at their positions, from
+/// `sql_arrays`.
 pub struct SqlArgs<'a> {
     sql: Strings<'a>,
     dialects: Option<Strings<'a>>,
     catalog: Option<&'a ArrayRef>,
+    /// The catalog argument is one row for the whole batch.
+    one_catalog: bool,
     catalogs: Catalogs,
+    /// The catalog of the last row asked, by its row in the catalog argument.
+    last: Option<(usize, Arc<Catalog>, u64)>,
 }
 
 impl<'a> SqlArgs<'a> {
     pub fn new(arrays: &'a [ArrayRef], sql: usize, dialect: usize, catalog: usize) -> Result<Self> {
+        let rows = arrays[sql].len();
+        let catalog = arrays.get(catalog);
         Ok(Self {
             sql: Strings::new(&arrays[sql])?,
             dialects: arrays.get(dialect).map(Strings::new).transpose()?,
-            catalog: arrays.get(catalog),
+            one_catalog: catalog.is_some_and(|c| c.len() == 1 && rows != 1),
+            catalog,
             catalogs: Catalogs::default(),
+            last: None,
         })
+    }
+
+    fn catalog_row(&mut self, i: usize) -> Result<(Arc<Catalog>, u64)> {
+        let i = if self.one_catalog { 0 } else { i };
+        if let Some((row, cat, key)) = &self.last
+            && *row == i
+        {
+            return Ok((cat.clone(), *key));
+        }
+        let (cat, key) = self.catalogs.row(self.catalog, i)?;
+        self.last = Some((i, cat.clone(), key));
+        Ok((cat, key))
     }
 
     /// Row `i`, or `None` when its SQL is NULL.
@@ -274,7 +333,7 @@ impl<'a> SqlArgs<'a> {
             .as_ref()
             .and_then(|d| d.get(i))
             .unwrap_or("generic");
-        let (catalog, catalog_key) = self.catalogs.row(self.catalog, i)?;
+        let (catalog, catalog_key) = self.catalog_row(i)?;
         Ok(Some(SqlRow {
             sql,
             dialect_name,
@@ -292,5 +351,62 @@ pub fn doc_section() -> datafusion::logical_expr::DocSection {
         description: Some(
             "Functions over agent traces: SQL grounding, predicates, windows, grain.",
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datafusion::arrow::array::{ListBuilder, StringArray, StringBuilder};
+    use datafusion::common::ScalarValue;
+
+    fn catalogs(rows: &[&[&str]]) -> ArrayRef {
+        let mut b = ListBuilder::new(StringBuilder::new());
+        for r in rows {
+            for e in *r {
+                b.values().append_value(e);
+            }
+            b.append(true);
+        }
+        Arc::new(b.finish())
+    }
+
+    /// A scalar catalog stays one row and serves every row; a catalog column is read per
+    /// row.
+    #[test]
+    fn scalar_and_column_catalogs() {
+        let sql: ArrayRef = Arc::new(StringArray::from(vec!["SELECT a FROM t"; 3]));
+        let one = catalogs(&[&["t.a"]]);
+        let scalar = ScalarValue::try_from_array(&one, 0).unwrap();
+        let args = [
+            ColumnarValue::Array(sql.clone()),
+            ColumnarValue::from(ScalarValue::from("generic")),
+            ColumnarValue::Scalar(scalar),
+        ];
+        let arrays = sql_arrays(&args, 3, 2).unwrap();
+        assert_eq!((arrays[1].len(), arrays[2].len()), (3, 1));
+        let mut input = SqlArgs::new(&arrays, 0, 1, 2).unwrap();
+        let keys: Vec<u64> = (0..3)
+            .map(|i| input.row(i).unwrap().unwrap().catalog_key)
+            .collect();
+        assert!(keys.iter().all(|k| *k == keys[0]));
+        let per_row = [
+            sql.clone(),
+            arrays[1].clone(),
+            catalogs(&[&["t.a"], &["t.b"], &["t.a"]]),
+        ];
+        let mut input = SqlArgs::new(&per_row, 0, 1, 2).unwrap();
+        let got: Vec<(bool, u64)> = (0..3)
+            .map(|i| {
+                let r = input.row(i).unwrap().unwrap();
+                (r.catalog.field_named("t.a").is_some(), r.catalog_key)
+            })
+            .collect();
+        assert_eq!(
+            got.iter().map(|g| g.0).collect::<Vec<_>>(),
+            [true, false, true]
+        );
+        assert_eq!(got[0].1, keys[0]);
+        assert_ne!(got[1].1, keys[0]);
     }
 }

@@ -15,7 +15,7 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
 };
 
-use crate::common::{Memo, SqlArgs, Strings, arrays, check_args, doc_section};
+use crate::common::{Memo, SqlArgs, Strings, analysis, check_args, doc_section, sql_arrays};
 use crate::sql::predicate::{self, Verdict};
 
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -41,8 +41,9 @@ impl PredicateMatch {
     }
 }
 
-type Key = (String, String, String, u64);
-static MEMO: LazyLock<Memo<Key, (Verdict, Arc<str>)>> = LazyLock::new(|| Memo::new(16_384));
+/// Governed predicates parsed, by (predicate, dialect): a glossary has a few.
+type Governed = Arc<Result<Vec<predicate::Atom>, String>>;
+static GOVERNED: LazyLock<Memo<(String, String), Governed>> = LazyLock::new(|| Memo::new(4_096));
 
 fn doc(reason: bool) -> Documentation {
     let (what, name) = if reason {
@@ -101,7 +102,7 @@ impl ScalarUDFImpl for PredicateMatch {
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
-        let arrays = arrays(&args.args, rows)?;
+        let arrays = sql_arrays(&args.args, rows, 3)?;
         let pred = Strings::new(&arrays[1])?;
         let mut input = SqlArgs::new(&arrays, 0, 2, 3)?;
         let mut out = StringBuilder::new();
@@ -110,21 +111,16 @@ impl ScalarUDFImpl for PredicateMatch {
                 out.append_null();
                 continue;
             };
-            let key = (
-                row.sql.to_string(),
-                p.to_string(),
-                row.dialect_name.to_string(),
-                row.catalog_key,
-            );
-            let (verdict, reason) = MEMO.get_or(key, || match row.dialect() {
-                Ok(d) => {
-                    let (v, r) = predicate::predicate_match(row.sql, p, &d, &row.catalog);
-                    (v, Arc::from(r))
-                }
-                Err(r) => (Verdict::Unsure, Arc::from(r)),
+            // An unknown dialect is the reason, before the predicate and the SQL.
+            let governed = GOVERNED.get_or((p.to_string(), row.dialect_name.to_string()), || {
+                Arc::new(row.dialect().and_then(|d| predicate::governed_atoms(p, &d)))
             });
+            let (verdict, reason) = match governed.as_ref() {
+                Ok(g) => predicate::verdict(&analysis(&row), g),
+                Err(r) => (Verdict::Unsure, r.clone()),
+            };
             if self.reason {
-                out.append_value(reason);
+                out.append_value(&reason);
             } else {
                 out.append_value(verdict.as_str());
             }

@@ -18,7 +18,7 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
-use crate::common::{Memo, SqlArgs, arrays, check_args, doc_section};
+use crate::common::{SqlArgs, analysis, check_args, doc_section, sql_arrays};
 use crate::sql::lineage;
 
 crate::make_udf!(SqlFields, sql_fields_udf);
@@ -34,9 +34,6 @@ fn struct_fields() -> Fields {
         Field::new("logic_fields", DataType::List(item()), true),
     ])
 }
-
-static MEMO: LazyLock<Memo<(String, String, u64), Arc<lineage::Fields>>> =
-    LazyLock::new(|| Memo::new(16_384));
 
 static DOC: LazyLock<Documentation> = LazyLock::new(|| {
     Documentation::builder(
@@ -72,7 +69,7 @@ impl ScalarUDFImpl for SqlFields {
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
-        let arrays = arrays(&args.args, rows)?;
+        let arrays = sql_arrays(&args.args, rows, 2)?;
         let mut input = SqlArgs::new(&arrays, 0, 1, 2)?;
         let mut out = StructBuilder::new(
             struct_fields(),
@@ -87,21 +84,8 @@ impl ScalarUDFImpl for SqlFields {
                 append(&mut out, None);
                 continue;
             };
-            let key = (
-                row.sql.to_string(),
-                row.dialect_name.to_string(),
-                row.catalog_key,
-            );
-            let result = MEMO.get_or(key, || {
-                Arc::new(match row.dialect() {
-                    Ok(d) => lineage::sql_fields(row.sql, &d, &row.catalog),
-                    Err(reason) => lineage::Fields {
-                        reasons: vec![reason],
-                        ..Default::default()
-                    },
-                })
-            });
-            append(&mut out, Some(&result));
+            let result = analysis(&row);
+            append(&mut out, Some(&result.fields));
         }
         Ok(ColumnarValue::Array(Arc::new(out.finish()) as ArrayRef))
     }

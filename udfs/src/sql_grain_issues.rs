@@ -17,17 +17,13 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
-use crate::common::{Memo, SqlArgs, arrays, check_args, doc_section};
-use crate::sql::shape::grain_issues;
+use crate::common::{SqlArgs, analysis, check_args, doc_section, sql_arrays};
 
 crate::make_udf!(SqlGrainIssues, sql_grain_issues_udf);
 
 fn item() -> Arc<Field> {
     Arc::new(Field::new("item", DataType::Utf8, true))
 }
-
-type Key = (String, String, u64);
-static MEMO: LazyLock<Memo<Key, Option<Arc<Vec<String>>>>> = LazyLock::new(|| Memo::new(16_384));
 
 static DOC: LazyLock<Documentation> = LazyLock::new(|| {
     Documentation::builder(
@@ -62,7 +58,7 @@ impl ScalarUDFImpl for SqlGrainIssues {
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
-        let arrays = arrays(&args.args, rows)?;
+        let arrays = sql_arrays(&args.args, rows, 2)?;
         let mut input = SqlArgs::new(&arrays, 0, 1, 2)?;
         let mut out = ListBuilder::new(StringBuilder::new()).with_field(item());
         for i in 0..rows {
@@ -70,23 +66,14 @@ impl ScalarUDFImpl for SqlGrainIssues {
                 out.append(false);
                 continue;
             };
-            let key = (
-                row.sql.to_string(),
-                row.dialect_name.to_string(),
-                row.catalog_key,
-            );
-            let found = MEMO.get_or(key, || {
-                let d = row.dialect().ok()?;
-                grain_issues(row.sql, &d, &row.catalog).ok().map(Arc::new)
-            });
-            match found {
-                Some(issues) => {
-                    for s in issues.iter() {
+            match &analysis(&row).facts {
+                Ok(facts) => {
+                    for s in &facts.grain_issues {
                         out.values().append_value(s);
                     }
                     out.append(true);
                 }
-                None => out.append(false),
+                Err(_) => out.append(false),
             }
         }
         Ok(ColumnarValue::Array(Arc::new(out.finish()) as ArrayRef))

@@ -18,8 +18,7 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature,
 };
 
-use crate::common::{Memo, SqlArgs, arrays, check_args, doc_section};
-use crate::sql::shape::{TimeFilter, time_filters};
+use crate::common::{SqlArgs, analysis, check_args, doc_section, sql_arrays};
 
 crate::make_udf!(SqlTimeFilters, sql_time_filters_udf);
 
@@ -36,10 +35,6 @@ fn item_fields() -> Fields {
 fn item() -> Arc<Field> {
     Arc::new(Field::new("item", DataType::Struct(item_fields()), true))
 }
-
-type Key = (String, String, u64);
-static MEMO: LazyLock<Memo<Key, Option<Arc<Vec<TimeFilter>>>>> =
-    LazyLock::new(|| Memo::new(16_384));
 
 static DOC: LazyLock<Documentation> = LazyLock::new(|| {
     Documentation::builder(
@@ -74,7 +69,7 @@ impl ScalarUDFImpl for SqlTimeFilters {
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
-        let arrays = arrays(&args.args, rows)?;
+        let arrays = sql_arrays(&args.args, rows, 2)?;
         let mut input = SqlArgs::new(&arrays, 0, 1, 2)?;
         let values = StructBuilder::new(
             item_fields(),
@@ -92,21 +87,13 @@ impl ScalarUDFImpl for SqlTimeFilters {
                 out.append(false);
                 continue;
             };
-            let key = (
-                row.sql.to_string(),
-                row.dialect_name.to_string(),
-                row.catalog_key,
-            );
-            let found = MEMO.get_or(key, || {
-                let d = row.dialect().ok()?;
-                time_filters(row.sql, &d, &row.catalog).ok().map(Arc::new)
-            });
-            let Some(found) = found else {
+            let analysed = analysis(&row);
+            let Ok(facts) = &analysed.facts else {
                 out.append(false);
                 continue;
             };
             let b = out.values();
-            for f in found.iter() {
+            for f in &facts.time_filters {
                 b.field_builder::<StringBuilder>(0)
                     .expect("field")
                     .append_value(&f.field);

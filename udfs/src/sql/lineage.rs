@@ -192,14 +192,24 @@ impl<'a> Analyzer<'a> {
         }
     }
 
-    /// The columns this analysis has seen used so far.
-    pub(crate) fn used(&self) -> &Lineage {
-        &self.used
+    /// Records a filter's conjuncts as atoms (only when collecting filters), and its
+    /// column equalities into the SELECT's shape (only when collecting shapes).
+    fn filter(&mut self, e: &Expr, scope: &Scope) {
+        self.filter_with(e, scope, true);
     }
 
-    /// Records a filter's conjuncts as atoms (only when collecting filters).
-    fn filter(&mut self, e: &Expr, scope: &Scope) {
-        if self.shapes.is_some() {
+    /// `equalities`: false for an aggregate's FILTER (WHERE …), which joins nothing.
+    /// The columns were resolved (and any reason given) by the expression walk already,
+    /// so reasons from resolving them again here are dropped: the fields and reasons of
+    /// an analysis are the same whatever it collects.
+    fn filter_with(&mut self, e: &Expr, scope: &Scope, equalities: bool) {
+        let reasons = self.reasons.len();
+        self.collect_filter(e, scope, equalities);
+        self.reasons.truncate(reasons);
+    }
+
+    fn collect_filter(&mut self, e: &Expr, scope: &Scope, equalities: bool) {
+        if equalities && self.shapes.is_some() {
             for c in conjuncts(e) {
                 if let Expr::BinaryOp {
                     left,
@@ -238,7 +248,7 @@ impl<'a> Analyzer<'a> {
         }
     }
 
-    fn reason(&mut self, r: String) {
+    pub(crate) fn reason(&mut self, r: String) {
         self.reasons.push(r);
     }
 
@@ -1182,7 +1192,7 @@ impl<'x, 'a, 's> ExprCollector<'x, 'a, 's> {
 
     fn finish(mut self) -> Lineage {
         for f in std::mem::take(&mut self.agg_filters) {
-            self.an.filter(&f, self.scope);
+            self.an.filter_with(&f, self.scope, false);
         }
         for q in std::mem::take(&mut self.subqueries) {
             let cols = self.an.query(&q, Some(self.scope));
@@ -1229,10 +1239,15 @@ impl Visitor for ExprCollector<'_, '_, '_> {
             Expr::BinaryOp { left, op, right }
                 if self.an.shapes.is_some() && (is_additive(op) || is_comparison(op)) =>
             {
-                if let (Some(l), Some(r)) = (
+                // Resolved again by the walk below: its reasons are the walk's.
+                let reasons = self.an.reasons.len();
+                let units = (
                     self.an.unit_of(left, self.scope),
                     self.an.unit_of(right, self.scope),
-                ) && !l.0.eq_ignore_ascii_case(&r.0)
+                );
+                self.an.reasons.truncate(reasons);
+                if let (Some(l), Some(r)) = units
+                    && !l.0.eq_ignore_ascii_case(&r.0)
                     && let Some(shape) = self.an.open_shapes.last_mut()
                 {
                     shape

@@ -5,6 +5,7 @@
 //! a name that cannot be resolved becomes a reason, and the caller decides what a reason
 //! means (for labels: the row needs human review).
 
+pub mod analysis;
 pub mod lineage;
 pub mod normal;
 pub mod predicate;

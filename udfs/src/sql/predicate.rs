@@ -21,7 +21,7 @@ use std::cmp::Ordering;
 use datafusion::sql::sqlparser::ast::Ident;
 use datafusion::sql::sqlparser::parser::Parser;
 
-use super::lineage::Analyzer;
+use super::analysis::{Analysis, analyse};
 use super::normal::tighter;
 pub use super::normal::{Atom, Bound, Lit, conjuncts, is_constant, to_atom};
 use super::{Catalog, Dialect};
@@ -51,32 +51,19 @@ pub fn predicate_match(
     dialect: &Dialect,
     catalog: &Catalog,
 ) -> (Verdict, String) {
-    let pred = match Parser::new(dialect.parser.as_ref())
+    match governed_atoms(governed, dialect) {
+        Ok(g) => verdict(&analyse(sql, dialect, catalog), &g),
+        Err(reason) => (Verdict::Unsure, reason),
+    }
+}
+
+/// The governed predicate's conjuncts as atoms, the ranges on one column merged; its
+/// columns are named as the catalog names them.
+pub fn governed_atoms(governed: &str, dialect: &Dialect) -> Result<Vec<Atom>, String> {
+    let pred = Parser::new(dialect.parser.as_ref())
         .try_with_sql(governed)
         .and_then(|mut p| p.parse_expr())
-    {
-        Ok(p) => p,
-        Err(e) => {
-            return (
-                Verdict::Unsure,
-                format!("cannot parse the governed predicate: {e}"),
-            );
-        }
-    };
-    let statements = match dialect.parse(sql) {
-        Ok(s) => s,
-        Err(reason) => return (Verdict::Unsure, reason),
-    };
-    let mut a = Analyzer::new(dialect, catalog);
-    a.filters = Some(Vec::new());
-    for stmt in &statements {
-        if let datafusion::sql::sqlparser::ast::Statement::Query(q) = stmt {
-            a.query(q, None);
-        }
-    }
-    let used: Vec<String> = a.used().iter().cloned().collect();
-    let filters = a.filters.take().unwrap_or_default();
-    // The governed predicate's columns are named as the catalog names them.
+        .map_err(|e| format!("cannot parse the governed predicate: {e}"))?;
     let mut resolve_governed = |parts: &[Ident]| -> Option<String> {
         let written = parts
             .iter()
@@ -85,14 +72,24 @@ pub fn predicate_match(
             .join(".");
         Some(written)
     };
-    let mut verdict = Verdict::Match;
-    let mut reasons = Vec::new();
     let atoms: Vec<Atom> = conjuncts(&pred)
         .into_iter()
         .map(|c| to_atom(c, &mut resolve_governed))
         .collect();
-    for p in merge_ranges(atoms) {
-        let (v, why) = implied(&p, &filters, &used);
+    Ok(merge_ranges(atoms))
+}
+
+/// Whether an analysed query applies the governed atoms (`governed_atoms`), and why.
+pub fn verdict(query: &Analysis, governed: &[Atom]) -> (Verdict, String) {
+    let facts = match &query.facts {
+        Ok(f) => f,
+        Err(reason) => return (Verdict::Unsure, reason.clone()),
+    };
+    let used: Vec<&str> = query.fields.fields.iter().map(String::as_str).collect();
+    let mut verdict = Verdict::Match;
+    let mut reasons = Vec::new();
+    for p in governed {
+        let (v, why) = implied(p, &facts.filters, &used);
         if v != Verdict::Match {
             reasons.push(why);
         }
@@ -116,7 +113,7 @@ fn same_col(governed: &str, query: &str) -> bool {
     g == q || q.ends_with(&format!(".{g}")) || g.ends_with(&format!(".{q}"))
 }
 
-fn implied(p: &Atom, filters: &[Atom], used: &[String]) -> (Verdict, String) {
+fn implied(p: &Atom, filters: &[Atom], used: &[&str]) -> (Verdict, String) {
     let pcols = p.cols();
     let on_col: Vec<&Atom> = filters
         .iter()

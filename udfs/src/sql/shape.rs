@@ -2,14 +2,14 @@
 //! it aggregates a parent table's measure after a one-to-many join (fan-out), and whether
 //! it adds or compares amounts of different units.
 //!
-//! Both ride on the same analysis as `sql_fields`, so aliases, CTEs and subqueries
-//! resolve the same way; keys and units come from the catalog entries' annotations.
+//! Both come from the one analysis every SQL function shares (`sql::analysis`), so
+//! aliases, CTEs and subqueries resolve as for `sql_fields`; keys and units come from the
+//! catalog entries' annotations.
 
 use std::collections::BTreeMap;
 
-use datafusion::sql::sqlparser::ast::Statement;
-
-use super::lineage::Analyzer;
+use super::analysis::analyse;
+use super::lineage::SelectShape;
 use super::normal::{Atom, Bound, Lit, tighter};
 use super::{Catalog, Dialect};
 
@@ -21,24 +21,6 @@ pub struct TimeFilter {
     /// such as `current_date - interval '7 days'`.
     pub lower: Option<(String, bool)>,
     pub upper: Option<(String, bool)>,
-}
-
-/// Runs the analysis with filters and/or shapes collected. Parse failures are the error.
-fn run<'a>(
-    sql: &str,
-    dialect: &'a Dialect,
-    catalog: &'a Catalog,
-    setup: impl FnOnce(&mut Analyzer<'a>),
-) -> Result<Analyzer<'a>, String> {
-    let statements = dialect.parse(sql)?;
-    let mut a = Analyzer::new(dialect, catalog);
-    setup(&mut a);
-    for stmt in &statements {
-        if let Statement::Query(q) = stmt {
-            a.query(q, None);
-        }
-    }
-    Ok(a)
 }
 
 fn is_time_like(l: &Lit) -> bool {
@@ -64,18 +46,21 @@ pub fn time_filters(
     dialect: &Dialect,
     catalog: &Catalog,
 ) -> Result<Vec<TimeFilter>, String> {
-    let mut a = run(sql, dialect, catalog, |a| a.filters = Some(Vec::new()))?;
-    let atoms = a.filters.take().unwrap_or_default();
+    analyse(sql, dialect, catalog).facts.map(|f| f.time_filters)
+}
+
+/// The time filters among a query's filter atoms (`time_filters`).
+pub(crate) fn time_filters_of(atoms: &[Atom]) -> Vec<TimeFilter> {
     let mut by_field: BTreeMap<String, (Option<Bound>, Option<Bound>)> = BTreeMap::new();
     for atom in atoms {
         let (col, lo, hi) = match atom {
-            Atom::Range { col, lo, hi } => (col, lo, hi),
+            Atom::Range { col, lo, hi } => (col, lo.clone(), hi.clone()),
             Atom::In {
                 col,
                 values,
                 negated: false,
             } if values.len() == 1 => {
-                let v = values.into_iter().next().expect("one");
+                let v = values.iter().next().expect("one").clone();
                 (col, Some((v.clone(), true)), Some((v, true)))
             }
             _ => continue,
@@ -85,19 +70,19 @@ pub fn time_filters(
         if !time {
             continue;
         }
-        let e = by_field.entry(col).or_default();
+        let e = by_field.entry(col.clone()).or_default();
         e.0 = tighter(e.0.take(), lo, true);
         e.1 = tighter(e.1.take(), hi, false);
     }
     let text = |b: Option<Bound>| b.map(|(l, incl)| (plain(&l), incl));
-    Ok(by_field
+    by_field
         .into_iter()
         .map(|(field, (lo, hi))| TimeFilter {
             field,
             lower: text(lo),
             upper: text(hi),
         })
-        .collect())
+        .collect()
 }
 
 fn plain(l: &Lit) -> String {
@@ -117,10 +102,13 @@ pub fn grain_issues(
     dialect: &Dialect,
     catalog: &Catalog,
 ) -> Result<Vec<String>, String> {
-    let mut a = run(sql, dialect, catalog, |a| a.shapes = Some(Vec::new()))?;
-    let shapes = a.shapes.take().unwrap_or_default();
+    analyse(sql, dialect, catalog).facts.map(|f| f.grain_issues)
+}
+
+/// The grain findings of a query's SELECT shapes (`grain_issues`).
+pub(crate) fn grain_issues_of(shapes: &[SelectShape], catalog: &Catalog) -> Vec<String> {
     let mut issues = Vec::new();
-    for shape in &shapes {
+    for shape in shapes {
         for (x, y) in &shape.equalities {
             for (child, parent) in [(x, y), (y, x)] {
                 let refers = catalog
@@ -152,7 +140,7 @@ pub fn grain_issues(
     }
     issues.sort();
     issues.dedup();
-    Ok(issues)
+    issues
 }
 
 #[cfg(test)]
