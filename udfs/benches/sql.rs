@@ -21,9 +21,9 @@ use std::sync::Arc;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use datafusion::arrow::array::{ArrayRef, ListBuilder, StringArray, StringBuilder};
 use datafusion::arrow::datatypes::{DataType, Field};
+use datafusion::common::ScalarValue;
 use datafusion::config::ConfigOptions;
 use datafusion::logical_expr::{ColumnarValue, ScalarFunctionArgs, ScalarUDFImpl};
-use datafusion::common::ScalarValue;
 use groundcheck_udfs::predicate_match::PredicateMatch;
 use groundcheck_udfs::sql::analysis::analyse;
 use groundcheck_udfs::sql::lineage::sql_fields;
@@ -175,9 +175,10 @@ fn per_call(c: &mut Criterion) {
         b.iter_batched(
             || {
                 batch += 1;
-                let sql: ArrayRef = Arc::new(StringArray::from_iter_values(
-                    (0..rows).map(|i| format!("{}\n-- batch {batch} call {i}", cases[i % cases.len()].1)),
-                ));
+                let sql: ArrayRef =
+                    Arc::new(StringArray::from_iter_values((0..rows).map(|i| {
+                        format!("{}\n-- batch {batch} call {i}", cases[i % cases.len()].1)
+                    })));
                 sql
             },
             |sql| {

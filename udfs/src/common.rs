@@ -203,39 +203,53 @@ impl Catalogs {
 }
 
 /// A bounded memo of results for repeated inputs (agents send the same SQL again and
-/// again). It only saves work: a hit returns what a miss would compute.
+/// again). It only saves work: a hit returns what a miss would compute. Two generations:
+/// when the newer one is full it becomes the older (the older is dropped), so the last
+/// `capacity` to `2 * capacity` results are kept, never fewer.
 pub struct Memo<K, V> {
-    map: Mutex<HashMap<K, V>>,
+    map: Mutex<Generations<K, V>>,
     capacity: usize,
+}
+
+struct Generations<K, V> {
+    new: HashMap<K, V>,
+    old: HashMap<K, V>,
 }
 
 impl<K: Hash + Eq, V: Clone> Memo<K, V> {
     pub fn new(capacity: usize) -> Self {
         Self {
-            map: Mutex::new(HashMap::new()),
+            map: Mutex::new(Generations {
+                new: HashMap::new(),
+                old: HashMap::new(),
+            }),
             capacity,
         }
     }
 
     pub fn get_or(&self, key: K, compute: impl FnOnce() -> V) -> V {
-        if let Some(v) = self.map.lock().expect("memo lock").get(&key) {
-            return v.clone();
+        {
+            let g = self.map.lock().expect("memo lock");
+            if let Some(v) = g.new.get(&key).or_else(|| g.old.get(&key)) {
+                return v.clone();
+            }
         }
         let v = compute();
-        let mut map = self.map.lock().expect("memo lock");
-        if map.len() >= self.capacity {
-            map.clear();
+        let mut g = self.map.lock().expect("memo lock");
+        if g.new.len() >= self.capacity {
+            g.old = std::mem::take(&mut g.new);
         }
-        map.insert(key, v.clone());
+        g.new.insert(key, v.clone());
         v
     }
 }
 
-/// Analyses kept for every SQL function (`sql::analysis`). Labeling analyses each call's
-/// SQL when it computes call_fields, then asks predicate_match of the same SQL once per
-/// business term of the task: the analyses of a chunk of calls (mostly distinct SQL)
-/// must fit, and an entry is a few hundred bytes beside the SQL text.
-const ANALYSES: usize = 65_536;
+/// Analyses kept for every SQL function (`sql::analysis`), per generation of the memo.
+/// Labeling analyses each call's SQL when it computes call_fields, then asks
+/// predicate_match of the same SQL once per business term of the task: the analyses of a
+/// chunk of calls (about 20,000 SQL statements, mostly distinct, at 250,000 steps) must
+/// still be there. An entry is a few hundred bytes beside its SQL text.
+const ANALYSES: usize = 16_384;
 
 type AnalysisKey = (String, String, u64);
 static ANALYSED: LazyLock<Memo<AnalysisKey, Arc<Analysis>>> = LazyLock::new(|| Memo::new(ANALYSES));
@@ -369,6 +383,31 @@ mod tests {
             b.append(true);
         }
         Arc::new(b.finish())
+    }
+
+    #[test]
+    fn memo_keeps_the_last_capacity_results() {
+        let m: Memo<u32, u32> = Memo::new(2);
+        let computed = std::cell::Cell::new(0);
+        let get = |k| {
+            m.get_or(k, || {
+                computed.set(computed.get() + 1);
+                k * 10
+            })
+        };
+        for k in [1, 2, 3] {
+            assert_eq!(get(k), k * 10);
+        }
+        // 3 started a new generation; 1 and 2 are in the older one, still kept.
+        assert_eq!((get(1), get(2), get(3)), (10, 20, 30));
+        assert_eq!(computed.get(), 3);
+        get(4);
+        get(5);
+        // 5 dropped the generation holding 1 and 2.
+        assert_eq!((get(3), get(4)), (30, 40));
+        assert_eq!(computed.get(), 5);
+        get(1);
+        assert_eq!(computed.get(), 6);
     }
 
     /// A scalar catalog stays one row and serves every row; a catalog column is read per
