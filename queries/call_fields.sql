@@ -11,15 +11,11 @@
 --   plain projection or a star, which stay in fields, so grounding still counts them);
 --   for a tool without SQL, all of fields (an argument chooses what comes back; declared
 --   lineage is what the tool computes from).
---   grain_issues (sql_grain_issues) and time_filters (sql_time_filters) are the SQL's
---   other facts, kept here so that every reader takes them from one analysis per call:
---   the SQL functions share one parse of a statement (udfs/src/sql/analysis.rs).
 -- grain: (run_id, server, trace_id, call_id)
 -- inputs: calls, tool_lineage, catalog_entries
 -- nulls: is_error is false for a call without a result; sql and dialect are NULL for
 --   calls that carry no SQL; field_reasons is empty
---   unless the SQL could not be parsed or resolved; grain_issues and time_filters are
---   NULL when there is no SQL or it cannot be parsed
+--   unless the SQL could not be parsed or resolved
 WITH k AS (
   SELECT calls.*, tc.sql_argument, tc.dialect, tc.fields AS declared, tc.source AS lineage_source,
     CASE WHEN tc.sql_argument IS NOT NULL THEN json_get_str(calls.arguments, tc.sql_argument) END AS sql,
@@ -32,12 +28,6 @@ analysed AS (
     CASE WHEN k.sql IS NOT NULL
       THEN sql_fields(k.sql, coalesce(k.dialect, 'generic'), (SELECT entries FROM catalog_entries))
     END AS lineage,
-    CASE WHEN k.sql IS NOT NULL
-      THEN sql_grain_issues(k.sql, coalesce(k.dialect, 'generic'), (SELECT entries FROM catalog_entries))
-    END AS grain_issues,
-    CASE WHEN k.sql IS NOT NULL
-      THEN sql_time_filters(k.sql, coalesce(k.dialect, 'generic'), (SELECT entries FROM catalog_entries))
-    END AS time_filters,
     CASE
       WHEN k.declared IS NOT NULL THEN k.declared
       WHEN coalesce(cardinality(k.argument_names), 0) = 0 THEN CAST([] AS VARCHAR[])
@@ -54,6 +44,5 @@ SELECT
   CASE
     WHEN sql_argument IS NOT NULL AND sql IS NULL THEN ['no ' || sql_argument || ' argument in the ' || tool || ' call']
     ELSE coalesce(lineage['reasons'], CAST([] AS VARCHAR[]))
-  END AS field_reasons,
-  grain_issues, time_filters
+  END AS field_reasons
 FROM analysed

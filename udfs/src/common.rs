@@ -245,9 +245,9 @@ impl<K: Hash + Eq, V: Clone> Memo<K, V> {
 }
 
 /// Analyses kept for every SQL function (`sql::analysis`), per generation of the memo.
-/// Labeling analyses each call's SQL when it computes call_fields, then asks
-/// predicate_match of the same SQL once per business term of the task: the analyses of a
-/// chunk of calls (about 20,000 SQL statements, mostly distinct, at 250,000 steps) must
+/// Labeling analyses each call's SQL when it computes call_fields, then asks the grain
+/// and time checks of the same SQL, and predicate_match once per business term of the
+/// task: the analyses of a chunk of calls (about 20,000 SQL statements, mostly distinct, at 250,000 steps) must
 /// still be there. An entry is a few hundred bytes beside its SQL text.
 const ANALYSES: usize = 16_384;
 
