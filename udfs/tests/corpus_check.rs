@@ -78,7 +78,7 @@ fn no_input_panics() {
                 &d,
                 &catalog,
             );
-            let _ = groundcheck_udfs::sql::shape::grain_issues(prefix, &d, &catalog);
+            let _ = groundcheck_udfs::sql::analysis::grain_issues(prefix, &d, &catalog);
             tried += 1;
         }
     }

@@ -11,7 +11,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 
 use groundcheck_udfs::drift::{self, Tool, tools_from_json};
-use groundcheck_udfs::sql::{Catalog, Dialect, lineage, predicate, shape};
+use groundcheck_udfs::sql::{Catalog, Dialect, analysis, lineage, predicate};
 
 /// A small deterministic generator (xorshift64*): same seed, same inputs, every run.
 struct Rng(u64);
@@ -232,8 +232,8 @@ fn sql_rounds() {
                 d,
                 &catalog,
             );
-            let _ = shape::time_filters(&sql, d, &catalog);
-            let _ = shape::grain_issues(&sql, d, &catalog);
+            let _ = analysis::time_filters(&sql, d, &catalog);
+            let _ = analysis::grain_issues(&sql, d, &catalog);
         }));
         assert!(
             r.is_ok(),

@@ -85,6 +85,25 @@ pub fn analyse(sql: &str, dialect: &Dialect, catalog: &Catalog) -> Analysis {
     }
 }
 
+/// Every column the query's filters bound by dates, timestamps or relative time
+/// expressions, with the tightest bounds found, in field order.
+pub fn time_filters(
+    sql: &str,
+    dialect: &Dialect,
+    catalog: &Catalog,
+) -> Result<Vec<TimeFilter>, String> {
+    analyse(sql, dialect, catalog).facts.map(|f| f.time_filters)
+}
+
+/// Fan-out and unit findings, one sentence each, sorted.
+pub fn grain_issues(
+    sql: &str,
+    dialect: &Dialect,
+    catalog: &Catalog,
+) -> Result<Vec<String>, String> {
+    analyse(sql, dialect, catalog).facts.map(|f| f.grain_issues)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,5 +150,92 @@ mod tests {
         .unwrap();
         assert_eq!(fan.grain_issues.len(), 1);
         assert_eq!(fan.time_filters[0].field, "orders.created_at");
+    }
+}
+
+#[cfg(test)]
+mod shape_tests {
+    use super::*;
+
+    fn cat() -> Catalog {
+        Catalog::from_entries([
+            "orders.id pk",
+            "orders.customer_id -> customers.id",
+            "orders.total_cents [cents]",
+            "orders.created_at",
+            "orders.closed_at",
+            "order_lines.id pk",
+            "order_lines.order_id -> orders.id",
+            "order_lines.unit_price_usd [USD]",
+            "order_lines.quantity",
+            "customers.id pk",
+            "customers.name",
+        ])
+    }
+
+    fn d() -> Dialect {
+        Dialect::from_name("postgres").unwrap()
+    }
+
+    #[test]
+    fn fan_out_of_the_seed() {
+        let sql = "SELECT o.customer_id, sum(o.total_cents) FROM orders o JOIN order_lines ol ON ol.order_id = o.id GROUP BY o.customer_id";
+        assert_eq!(
+            grain_issues(sql, &d(), &cat()).unwrap(),
+            [
+                "fan-out: sum(orders.total_cents) after the one-to-many join to order_lines on order_lines.order_id -> orders.id"
+            ]
+        );
+        // Summing the child's own measure, or a DISTINCT count of the parent, is fine.
+        let ok = "SELECT o.customer_id, sum(ol.quantity), count(DISTINCT o.id) FROM orders o JOIN order_lines ol ON ol.order_id = o.id GROUP BY 1";
+        assert!(grain_issues(ok, &d(), &cat()).unwrap().is_empty());
+        // Many-to-one (orders to customers) does not fan orders out.
+        let ok = "SELECT c.name, sum(o.total_cents) FROM orders o JOIN customers c ON c.id = o.customer_id GROUP BY 1";
+        assert!(grain_issues(ok, &d(), &cat()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn units() {
+        let sql = "SELECT o.id FROM orders o JOIN order_lines l ON l.order_id = o.id WHERE o.total_cents > l.unit_price_usd";
+        assert_eq!(
+            grain_issues(sql, &d(), &cat()).unwrap(),
+            ["units: orders.total_cents [cents] > order_lines.unit_price_usd [USD]"]
+        );
+        let sql = "SELECT sum(o.total_cents) + sum(l.unit_price_usd) FROM orders o, order_lines l";
+        assert_eq!(
+            grain_issues(sql, &d(), &cat()).unwrap(),
+            ["units: orders.total_cents [cents] + order_lines.unit_price_usd [USD]"]
+        );
+        let ok = "SELECT o.total_cents / 100.0 > l.unit_price_usd FROM orders o, order_lines l";
+        assert!(grain_issues(ok, &d(), &cat()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn windows() {
+        let sql = "SELECT count(*) FROM orders o WHERE o.created_at >= DATE '2026-04-01' AND o.created_at < '2026-07-01' AND o.total_cents > 0 AND closed_at > current_date - interval '7 days'";
+        let got = time_filters(sql, &d(), &cat()).unwrap();
+        assert_eq!(
+            got,
+            [
+                TimeFilter {
+                    field: "orders.closed_at".into(),
+                    lower: Some(("current_date - interval '7 days'".into(), false)),
+                    upper: None
+                },
+                TimeFilter {
+                    field: "orders.created_at".into(),
+                    lower: Some(("2026-04-01".into(), true)),
+                    upper: Some(("2026-07-01".into(), false))
+                },
+            ]
+        );
+        let between = time_filters(
+            "SELECT 1 FROM orders WHERE created_at BETWEEN '2026-01-01' AND '2026-03-31'",
+            &d(),
+            &cat(),
+        )
+        .unwrap();
+        assert_eq!(between[0].upper, Some(("2026-03-31".into(), true)));
+        assert!(time_filters("SELEC", &d(), &cat()).is_err());
     }
 }
