@@ -35,13 +35,19 @@ use groundcheck_udfs::sql_time_filters::SqlTimeFilters;
 
 const GOVERNED: &str = "customers.subscription_status IN ('ACTIVE', 'PAUSED_BILLING')";
 
-fn bench(c: &mut Criterion) {
+/// The test corpus: its catalog entries, that catalog, and (dialect, SQL) per case.
+fn corpus() -> (Vec<String>, Catalog, Vec<(Dialect, String)>) {
     let entries = reader::catalog_entries();
     let catalog = Catalog::from_entries(entries.iter().map(String::as_str));
     let cases: Vec<(Dialect, String)> = reader::cases()
         .into_iter()
         .map(|c| (Dialect::from_name(&c.dialect).expect("dialect"), c.sql))
         .collect();
+    (entries, catalog, cases)
+}
+
+fn bench(c: &mut Criterion) {
+    let (entries, catalog, cases) = corpus();
     let n = cases.len() as u64;
 
     let mut g = c.benchmark_group("sql");
@@ -131,12 +137,7 @@ fn invoke(udf: &dyn ScalarUDFImpl, args: Vec<ColumnarValue>, rows: usize) -> Col
 }
 
 fn per_call(c: &mut Criterion) {
-    let entries = reader::catalog_entries();
-    let catalog = Catalog::from_entries(entries.iter().map(String::as_str));
-    let cases: Vec<(Dialect, String)> = reader::cases()
-        .into_iter()
-        .map(|c| (Dialect::from_name(&c.dialect).expect("dialect"), c.sql))
-        .collect();
+    let (entries, catalog, cases) = corpus();
     let mut g = c.benchmark_group("per_call");
     g.throughput(Throughput::Elements(cases.len() as u64));
     g.bench_function("separately", |b| {

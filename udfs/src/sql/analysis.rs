@@ -7,8 +7,6 @@
 //! Collecting filters and shapes does not change the fields or the reasons: the walk
 //! resolves every column once, and what the collectors resolve again gives no reason.
 
-use datafusion::sql::sqlparser::ast::Statement;
-
 use super::lineage::{Analyzer, Fields};
 use super::normal::Atom;
 use super::shape::{TimeFilter, grain_issues_of, time_filters_of};
@@ -58,20 +56,7 @@ pub fn analyse(sql: &str, dialect: &Dialect, catalog: &Catalog) -> Analysis {
     let mut a = Analyzer::new(dialect, catalog);
     a.filters = Some(Vec::new());
     a.shapes = Some(Vec::new());
-    for stmt in &statements {
-        match stmt {
-            Statement::Query(q) => {
-                a.query(q, None);
-            }
-            other => a.reason(format!(
-                "not a query: {}",
-                other.to_string().split_whitespace().next().unwrap_or("")
-            )),
-        }
-    }
-    if statements.is_empty() {
-        a.reason("no statement".into());
-    }
+    a.statements(&statements);
     let filters = a.filters.take().unwrap_or_default();
     let shapes = a.shapes.take().unwrap_or_default();
     let facts = Facts {

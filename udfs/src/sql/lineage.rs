@@ -52,20 +52,7 @@ pub fn sql_fields(sql: &str, dialect: &Dialect, catalog: &Catalog) -> Fields {
         }
     };
     let mut a = Analyzer::new(dialect, catalog);
-    for stmt in &statements {
-        match stmt {
-            Statement::Query(q) => {
-                a.query(q, None);
-            }
-            other => a.reason(format!(
-                "not a query: {}",
-                other.to_string().split_whitespace().next().unwrap_or("")
-            )),
-        }
-    }
-    if statements.is_empty() {
-        a.reason("no statement".into());
-    }
+    a.statements(&statements);
     a.finish()
 }
 
@@ -261,6 +248,24 @@ impl<'a> Analyzer<'a> {
         let l = self.expr(e, scope);
         self.logic.extend(l.iter().cloned());
         l
+    }
+
+    /// Walks the queries of a SQL text; any other statement, or none, is a reason.
+    pub(crate) fn statements(&mut self, statements: &[Statement]) {
+        for stmt in statements {
+            match stmt {
+                Statement::Query(q) => {
+                    self.query(q, None);
+                }
+                other => self.reason(format!(
+                    "not a query: {}",
+                    other.to_string().split_whitespace().next().unwrap_or("")
+                )),
+            }
+        }
+        if statements.is_empty() {
+            self.reason("no statement".into());
+        }
     }
 
     /// Output columns of a query.
