@@ -8,15 +8,14 @@
 use std::sync::Arc;
 
 use arrow::array::RecordBatch;
-use arrow::json::reader::ReaderBuilder;
 use bytes::Bytes;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::SendableRecordBatchStream;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use futures::stream::{self, BoxStream, StreamExt};
-use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
-use serde_json::Value;
+use object_store::{GetResultPayload, ObjectMeta, ObjectStore, ObjectStoreExt};
 
+use super::decode::Columns;
 use super::rejects::{RawLine, Reject, Rejects};
 use super::validate::{Problem, check_line};
 use crate::error::Error;
@@ -119,22 +118,26 @@ struct Reader {
 }
 
 struct OpenFile {
-    display: String,
+    /// Shared by the file's lines (a clone per line is a count, not a copy).
+    display: Arc<str>,
     chunks: BoxStream<'static, object_store::Result<Bytes>>,
-    buf: Vec<u8>,
-    /// Start of the unread part of `buf`.
+    /// The chunk being split; a line inside it is a slice of it, not a copy.
+    chunk: Bytes,
+    /// Start of the unread part of `chunk`.
     pos: usize,
-    /// Byte offset of `buf[pos]` in the file.
+    /// The start of a line that began in an earlier chunk.
+    pending: Vec<u8>,
+    /// Byte offset of `chunk[pos]` in the file.
     offset: u64,
     /// Number of the next line to complete, from 1.
     line: u64,
     eof: bool,
     /// Inside a line longer than the limit: its first bytes and start offset.
     oversized: Option<(Vec<u8>, u64)>,
+    /// The last byte carried over to the next chunk was a `\r` (of a `\r\n` split
+    /// between chunks, which an oversized line's length leaves out).
+    carried_cr: bool,
 }
-
-/// A checked row, `None` for a blank line, or the line number, problem and raw line.
-type Checked = std::result::Result<Option<Value>, (u64, Problem, RawLine)>;
 
 /// What became of one line.
 enum Status {
@@ -147,33 +150,43 @@ enum Status {
 /// each good row's unique key (tables that have one).
 type Decoded = (Vec<Status>, Option<RecordBatch>, Vec<Option<String>>);
 
-/// Checks lines and decodes the good ones into a batch of the table's schema.
-fn decode(spec: &TableSpec, max_line_bytes: usize, lines: &[(String, Line)]) -> Result<Decoded> {
-    let mut rows = Vec::with_capacity(lines.len());
+/// Checks lines and decodes the good ones into a batch of the table's schema: straight
+/// into Arrow columns, with `check_line` (and its reasons) only for lines refused there.
+fn decode(
+    spec: &'static TableSpec,
+    max_line_bytes: usize,
+    lines: &[(Arc<str>, Line)],
+) -> Result<Decoded> {
+    let mut cols = Columns::new(spec);
     let mut keys = Vec::new();
-    let unique = spec.unique;
-    let statuses = lines
-        .iter()
-        .map(|(_, l)| match check(spec, max_line_bytes, l) {
-            Ok(Some(v)) => {
-                if let Some(k) = unique {
-                    keys.push(v.get(k).and_then(Value::as_str).map(str::to_string));
-                }
-                rows.push(v);
-                Status::Row
-            }
-            Ok(None) => Status::Blank,
+    let unique = spec
+        .unique
+        .and_then(|k| spec.cols.iter().position(|c| c.name == k));
+    let mut statuses = Vec::with_capacity(lines.len());
+    for (_, l) in lines {
+        let status = match text_of(max_line_bytes, l) {
             Err((number, problem, raw)) => Status::Bad(number, problem, raw),
-        })
-        .collect();
-    if rows.is_empty() {
+            Ok(None) => Status::Blank,
+            Ok(Some(text)) if cols.push_line(text) => Status::Row,
+            Ok(Some(text)) => match check_line(spec, text) {
+                Ok(v) => {
+                    cols.push_checked(&v).map_err(|e| {
+                        DataFusionError::Internal(format!("checked row not decoded: {e}"))
+                    })?;
+                    Status::Row
+                }
+                Err(p) => Status::Bad(l.number(), p, RawLine::Text(text.to_string())),
+            },
+        };
+        if let (Status::Row, Some(k)) = (&status, unique) {
+            keys.push(cols.last_str(k).map(str::to_string));
+        }
+        statuses.push(status);
+    }
+    if cols.rows() == 0 {
         return Ok((statuses, None, keys));
     }
-    let mut decoder = ReaderBuilder::new(spec.schema.clone())
-        .with_batch_size(rows.len())
-        .build_decoder()?;
-    decoder.serialize(&rows)?;
-    Ok((statuses, decoder.flush()?, keys))
+    Ok((statuses, Some(cols.finish()?), keys))
 }
 
 impl Line {
@@ -188,7 +201,7 @@ impl Line {
         match self {
             Line::Text { bytes, .. } => match std::str::from_utf8(bytes) {
                 Ok(t) => RawLine::Text(t.to_string()),
-                Err(_) => RawLine::Bytes(bytes.clone()),
+                Err(_) => RawLine::Bytes(bytes.to_vec()),
             },
             Line::Oversized {
                 prefix,
@@ -208,7 +221,7 @@ impl Line {
 enum Line {
     Text {
         number: u64,
-        bytes: Vec<u8>,
+        bytes: Bytes,
     },
     Oversized {
         number: u64,
@@ -266,7 +279,7 @@ impl Reader {
                                 self.bad_line(display, number, problem, line.raw())?;
                             }
                             (Some(k), None) => {
-                                self.seen.insert(k, (display.clone(), number));
+                                self.seen.insert(k, (display.to_string(), number));
                                 keep.push(true);
                                 rows += 1;
                             }
@@ -301,7 +314,7 @@ impl Reader {
 
     /// The lines checked and decoded, in order, in parts spread over the machine's cores
     /// (few lines on this thread): each part's statuses and its rows as a batch.
-    fn decode_all(&self, lines: &[(String, Line)]) -> Result<Vec<Decoded>> {
+    fn decode_all(&self, lines: &[(Arc<str>, Line)]) -> Result<Vec<Decoded>> {
         let (spec, max) = (self.spec, self.opts.max_line_bytes);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         if threads == 1 || lines.len() < 256 {
@@ -350,28 +363,33 @@ impl Reader {
     }
 
     /// The next line of the current file, opening the next file when one ends.
-    async fn next_line(&mut self) -> Result<Option<(String, Line)>> {
+    async fn next_line(&mut self) -> Result<Option<(Arc<str>, Line)>> {
         loop {
             if self.current.is_none() {
                 let Some(f) = self.files.pop() else {
                     return Ok(None);
                 };
-                let display = f.display.clone();
-                let chunks = f
+                let display: Arc<str> = f.display.as_str().into();
+                let got = f
                     .store
                     .get(&f.meta.location)
                     .await
-                    .map_err(|e| Error::Input(format!("{display}: {e}")))?
-                    .into_stream();
+                    .map_err(|e| Error::Input(format!("{display}: {e}")))?;
+                let chunks = match got.payload {
+                    GetResultPayload::File(file, path) => file_chunks(file, path),
+                    GetResultPayload::Stream(s) => s,
+                };
                 self.current = Some(OpenFile {
                     display,
                     chunks,
-                    buf: Vec::new(),
+                    chunk: Bytes::new(),
                     pos: 0,
+                    pending: Vec::new(),
                     offset: 0,
                     line: 1,
                     eof: false,
                     oversized: None,
+                    carried_cr: false,
                 });
             }
             let file = self.current.as_mut().expect("opened above");
@@ -387,7 +405,7 @@ impl Reader {
                     if let Some(p) = &self.progress {
                         p(chunk.len() as u64);
                     }
-                    file.push(&chunk);
+                    file.push(chunk);
                 }
                 Some(Err(e)) => {
                     return Err(DataFusionError::from(Error::Input(format!(
@@ -401,8 +419,44 @@ impl Reader {
     }
 }
 
-/// A checked row, `None` for a blank line, or the problem with the raw line.
-fn check(spec: &TableSpec, max_line_bytes: usize, line: &Line) -> Checked {
+/// A local file's bytes in large reads, each on tokio's blocking pool. (object_store reads
+/// a local file 8 KiB at a time, a hand-off between threads per read: a third of ingest's
+/// time went to waking threads.)
+fn file_chunks(
+    file: std::fs::File,
+    path: std::path::PathBuf,
+) -> BoxStream<'static, object_store::Result<Bytes>> {
+    const CHUNK: u64 = 1 << 20;
+    stream::try_unfold(Some(file), move |file| {
+        let path = path.clone();
+        async move {
+            let Some(file) = file else {
+                return Ok(None);
+            };
+            let read = tokio::task::spawn_blocking(move || {
+                use std::io::Read;
+                let mut buf = Vec::with_capacity(CHUNK as usize);
+                let mut f = file;
+                (&mut f).take(CHUNK).read_to_end(&mut buf).map(|_| (buf, f))
+            })
+            .await;
+            let unreadable = |e: String| object_store::Error::Generic {
+                store: "LocalFileSystem",
+                source: format!("{}: {e}", path.display()).into(),
+            };
+            match read {
+                Ok(Ok((buf, _))) if buf.is_empty() => Ok(None),
+                Ok(Ok((buf, f))) => Ok(Some((Bytes::from(buf), Some(f)))),
+                Ok(Err(e)) => Err(unreadable(e.to_string())),
+                Err(e) => Err(unreadable(e.to_string())),
+            }
+        }
+    })
+    .boxed()
+}
+
+/// The line's text, `None` for a blank line, or why it cannot be read as JSON text at all.
+fn text_of(max_line_bytes: usize, line: &Line) -> Result<Option<&str>, (u64, Problem, RawLine)> {
     match *line {
         Line::Oversized {
             number,
@@ -422,30 +476,22 @@ fn check(spec: &TableSpec, max_line_bytes: usize, line: &Line) -> Checked {
             },
         )),
         Line::Text { number, ref bytes } => {
-            let text = match std::str::from_utf8(bytes) {
-                Ok(t) => t,
-                Err(e) => {
-                    return Err((
-                        number,
-                        Problem::line(format!(
-                            "invalid UTF-8 at byte {} of the line",
-                            e.valid_up_to()
-                        )),
-                        RawLine::Bytes(bytes.clone()),
-                    ));
-                }
-            };
+            let text = std::str::from_utf8(bytes).map_err(|e| {
+                (
+                    number,
+                    Problem::line(format!(
+                        "invalid UTF-8 at byte {} of the line",
+                        e.valid_up_to()
+                    )),
+                    RawLine::Bytes(bytes.to_vec()),
+                )
+            })?;
             // A byte order mark (Windows editors write one) opens the file, not the JSON.
             let text = match number {
                 1 => text.strip_prefix('\u{feff}').unwrap_or(text),
                 _ => text,
             };
-            if text.trim().is_empty() {
-                return Ok(None);
-            }
-            check_line(spec, text)
-                .map(Some)
-                .map_err(|p| (number, p, RawLine::Text(text.to_string())))
+            Ok((!text.trim().is_empty()).then_some(text))
         }
     }
 }
@@ -454,61 +500,168 @@ impl OpenFile {
     /// Takes one complete line off the buffer, if there is one (at end of file, the last
     /// line need not end in a newline).
     fn split_line(&mut self, max: usize) -> Option<Line> {
-        let rest = &self.buf[self.pos..];
-        let newline = rest.iter().position(|&b| b == b'\n');
+        let rest = &self.chunk[self.pos..];
+        let newline = memchr::memchr(b'\n', rest);
+        let started = !self.pending.is_empty() || self.oversized.is_some();
         let end = match newline {
             Some(i) => i,
-            None if self.eof && (!rest.is_empty() || self.oversized.is_some()) => rest.len(),
+            None if self.eof && (!rest.is_empty() || started) => rest.len(),
             None => {
-                // No end in sight: past the limit, keep only the start of the line.
-                if rest.len() > max || self.oversized.is_some() {
-                    if self.oversized.is_none() {
-                        self.oversized = Some((rest[..rest.len().min(1024)].to_vec(), self.offset));
-                    }
-                    self.offset += rest.len() as u64;
-                    self.buf.clear();
-                    self.pos = 0;
+                // The line goes on in the next chunk: keep its start, or, past the limit,
+                // only its first bytes.
+                if self.oversized.is_none() && self.pending.len() + rest.len() > max {
+                    let mut prefix = std::mem::take(&mut self.pending);
+                    let line_start = self.offset - prefix.len() as u64;
+                    prefix.extend_from_slice(&rest[..rest.len().min(1024)]);
+                    prefix.truncate(1024);
+                    self.oversized = Some((prefix, line_start));
+                } else if let Some((prefix, _)) = &mut self.oversized {
+                    let more = (1024 - prefix.len().min(1024)).min(rest.len());
+                    prefix.extend_from_slice(&rest[..more]);
+                } else {
+                    self.pending.extend_from_slice(rest);
                 }
+                if let Some(&last) = rest.last() {
+                    self.carried_cr = last == b'\r';
+                }
+                self.offset += rest.len() as u64;
+                self.pos = self.chunk.len();
                 return None;
             }
         };
         let consumed = end + usize::from(newline.is_some());
-        let mut bytes = &rest[..end];
-        if bytes.last() == Some(&b'\r') {
-            bytes = &bytes[..end - 1];
-        }
         let number = self.line;
         self.line += 1;
-        let start = self.offset;
-        self.offset += consumed as u64;
-        let line = if let Some((prefix, offset)) = self.oversized.take() {
+        let line_start = self.offset - self.pending.len() as u64;
+        let line = if let Some((mut prefix, offset)) = self.oversized.take() {
+            let more = (1024 - prefix.len().min(1024)).min(end);
+            prefix.extend_from_slice(&rest[..more]);
+            let cr = match end {
+                0 => self.carried_cr,
+                _ => rest[end - 1] == b'\r',
+            };
+            let len = self.offset + end as u64 - offset - u64::from(cr);
+            prefix.truncate(len.min(1024) as usize);
             Line::Oversized {
                 number,
                 prefix,
                 offset,
-                len: start + end as u64 - offset,
-            }
-        } else if bytes.len() > max {
-            Line::Oversized {
-                number,
-                prefix: bytes[..1024.min(bytes.len())].to_vec(),
-                offset: start,
-                len: bytes.len() as u64,
+                len,
             }
         } else {
-            Line::Text {
-                number,
-                bytes: bytes.to_vec(),
+            let mut bytes = if self.pending.is_empty() {
+                self.chunk.slice(self.pos..self.pos + end)
+            } else {
+                let mut b = std::mem::take(&mut self.pending);
+                b.extend_from_slice(&rest[..end]);
+                Bytes::from(b)
+            };
+            if bytes.last() == Some(&b'\r') {
+                bytes.truncate(bytes.len() - 1);
+            }
+            if bytes.len() > max {
+                Line::Oversized {
+                    number,
+                    prefix: bytes[..1024.min(bytes.len())].to_vec(),
+                    offset: line_start,
+                    len: bytes.len() as u64,
+                }
+            } else {
+                Line::Text { number, bytes }
             }
         };
+        self.pending.clear();
+        self.offset += consumed as u64;
         self.pos += consumed;
         Some(line)
     }
 
-    /// Appends a chunk, first dropping the lines already taken.
-    fn push(&mut self, chunk: &[u8]) {
-        self.buf.drain(..self.pos);
+    /// The next chunk to split (the one before is split to its end).
+    fn push(&mut self, chunk: Bytes) {
+        self.chunk = chunk;
         self.pos = 0;
-        self.buf.extend_from_slice(chunk);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(eof: bool) -> OpenFile {
+        OpenFile {
+            display: "f.jsonl".into(),
+            chunks: stream::empty().boxed(),
+            chunk: Bytes::new(),
+            pos: 0,
+            pending: Vec::new(),
+            offset: 0,
+            line: 1,
+            eof,
+            oversized: None,
+            carried_cr: false,
+        }
+    }
+
+    /// Every line of `text` fed in chunks of `size` bytes, as (number, text or
+    /// (prefix, offset, length) of an oversized line).
+    fn lines(text: &[u8], size: usize, max: usize) -> Vec<String> {
+        let mut f = open(false);
+        let mut out = Vec::new();
+        let mut chunks = text.chunks(size);
+        loop {
+            while let Some(l) = f.split_line(max) {
+                out.push(match l {
+                    Line::Text { number, bytes } => {
+                        format!("{number}:{}", String::from_utf8_lossy(&bytes))
+                    }
+                    Line::Oversized {
+                        number,
+                        prefix,
+                        offset,
+                        len,
+                    } => format!(
+                        "{number}:oversized {} at {offset}, {len} bytes",
+                        String::from_utf8_lossy(&prefix)
+                    ),
+                });
+            }
+            if f.eof {
+                return out;
+            }
+            match chunks.next() {
+                Some(c) => f.push(Bytes::copy_from_slice(c)),
+                None => f.eof = true,
+            }
+        }
+    }
+
+    #[test]
+    fn lines_are_the_same_whatever_the_chunks() {
+        let text = b"{\"a\":1}\r\n\n{\"b\":\"long long line\"}\r\nxy\r\n\r\n{\"c\":3}";
+        let want = lines(text, text.len(), 12);
+        assert_eq!(
+            want,
+            [
+                "1:{\"a\":1}",
+                "2:",
+                "3:oversized {\"b\":\"long long line\"} at 10, 22 bytes",
+                "4:xy",
+                "5:",
+                "6:{\"c\":3}",
+            ]
+        );
+        for size in 1..text.len() {
+            assert_eq!(lines(text, size, 12), want, "chunks of {size} bytes");
+        }
+        // A last line that ends in a newline leaves no empty line after it.
+        assert_eq!(lines(b"a\nb\n", 1, 12), ["1:a", "2:b"]);
+        // An oversized last line without a newline.
+        for size in 1..6 {
+            assert_eq!(
+                lines(b"a\nbbbbbbbbbbbbbbbbbbbb", size, 5),
+                ["1:a", "2:oversized bbbbbbbbbbbbbbbbbbbb at 2, 20 bytes"],
+                "chunks of {size} bytes"
+            );
+        }
     }
 }
