@@ -17,8 +17,10 @@ use std::sync::Arc;
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_writer::{ArrowColumnWriter, ArrowRowGroupWriterFactory, compute_leaves};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
 
 use crate::error::{Error, Result};
 
@@ -80,10 +82,19 @@ pub fn writer_properties() -> WriterProperties {
 
 /// A Parquet file being written under a temporary name; `finish` renames it into place.
 /// Dropped unfinished (an error on the way), it removes the temporary file.
+///
+/// The bytes are those `ArrowWriter` writes with the same properties (same row groups,
+/// pages and metadata), but each batch's columns are encoded on two threads: encoding
+/// and compressing took one core while the rest of `ingest` waited on it.
 pub struct ParquetFile {
     path: PathBuf,
     tmp: PathBuf,
-    writer: Option<ArrowWriter<std::fs::File>>,
+    writer: Option<SerializedFileWriter<std::fs::File>>,
+    factory: ArrowRowGroupWriterFactory,
+    schema: SchemaRef,
+    /// The row group being written: its column writers and rows so far.
+    group: Option<(Vec<ArrowColumnWriter>, usize)>,
+    max_rows: usize,
     pub rows: u64,
 }
 
@@ -94,31 +105,133 @@ impl ParquetFile {
         }
         let tmp = temp_name(path);
         let file = std::fs::File::create(&tmp).map_err(|e| Error::io(tmp.display(), e))?;
-        let writer = ArrowWriter::try_new(file, schema, Some(writer_properties()))?;
+        let props = writer_properties();
+        let max_rows = props
+            .max_row_group_row_count()
+            .unwrap_or(parquet::file::properties::DEFAULT_MAX_ROW_GROUP_ROW_COUNT);
+        // ArrowWriter sets up the file as it would write it (schema, Arrow metadata).
+        let (writer, factory) =
+            ArrowWriter::try_new(file, schema.clone(), Some(props))?.into_serialized_writer()?;
         Ok(Self {
             path: path.to_path_buf(),
             tmp,
             writer: Some(writer),
+            factory,
+            schema,
+            group: None,
+            max_rows: max_rows.max(1),
             rows: 0,
         })
     }
 
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        self.rows += batch.num_rows() as u64;
+        let mut offset = 0;
+        while offset < batch.num_rows() {
+            let (writers, rows) = match &mut self.group {
+                Some(g) => g,
+                None => {
+                    let index = self
+                        .writer
+                        .as_ref()
+                        .map_or(0, |w| w.flushed_row_groups().len());
+                    self.group
+                        .insert((self.factory.create_column_writers(index)?, 0))
+                }
+            };
+            let take = (self.max_rows - *rows).min(batch.num_rows() - offset);
+            encode(&self.schema, writers, &batch.slice(offset, take))?;
+            *rows += take;
+            offset += take;
+            self.rows += take as u64;
+            if *rows >= self.max_rows {
+                self.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes the row group being written, if any, and appends it to the file.
+    fn flush(&mut self) -> Result<()> {
+        let Some((writers, _)) = self.group.take() else {
+            return Ok(());
+        };
+        let chunks = in_parallel(writers, |w| w.close())?;
         let writer = self.writer.as_mut().expect("open until finish");
-        Ok(writer.write(batch)?)
+        let mut group = writer.next_row_group()?;
+        for chunk in chunks {
+            chunk.append_to_row_group(&mut group)?;
+        }
+        group.close()?;
+        Ok(())
     }
 
     pub fn finish(mut self) -> Result<PathBuf> {
-        let writer = self.writer.take().expect("finished once");
-        let done = writer.close().map_err(Error::from).and_then(|_| {
+        let done = self.flush().and_then(|()| {
+            let writer = self.writer.take().expect("finished once");
+            writer.close().map_err(Error::from)?;
             std::fs::rename(&self.tmp, &self.path).map_err(|e| Error::io(self.path.display(), e))
         });
         if done.is_err() {
+            self.writer = None;
             let _ = std::fs::remove_file(&self.tmp);
         }
         done.map(|_| self.path.clone())
     }
+}
+
+/// One batch's columns written to their column writers, on two threads.
+fn encode(
+    schema: &SchemaRef,
+    writers: &mut [ArrowColumnWriter],
+    batch: &RecordBatch,
+) -> Result<()> {
+    let mut leaves = Vec::with_capacity(writers.len());
+    for (field, column) in schema.fields().iter().zip(batch.columns()) {
+        leaves.extend(compute_leaves(field, column)?);
+    }
+    let jobs: Vec<_> = writers.iter_mut().zip(leaves).collect();
+    in_parallel(jobs, |(w, leaf)| w.write(&leaf))?;
+    Ok(())
+}
+
+/// `f` applied to every item, in order, the items split between this thread and one more
+/// (alternately, so that neighbouring columns of similar size go to different threads).
+fn in_parallel<T: Send, R: Send>(
+    items: Vec<T>,
+    f: impl Fn(T) -> parquet::errors::Result<R> + Sync,
+) -> Result<Vec<R>> {
+    if items.len() < 2 {
+        return Ok(items
+            .into_iter()
+            .map(&f)
+            .collect::<parquet::errors::Result<_>>()?);
+    }
+    let (mut odd, mut even) = (Vec::new(), Vec::new());
+    for (i, item) in items.into_iter().enumerate() {
+        if i % 2 == 0 {
+            even.push(item)
+        } else {
+            odd.push(item)
+        }
+    }
+    let (even, odd) = std::thread::scope(|scope| {
+        let other = scope.spawn(|| odd.into_iter().map(&f).collect::<Vec<_>>());
+        let mine: Vec<_> = even.into_iter().map(&f).collect();
+        (mine, other.join())
+    });
+    let odd = odd.map_err(|_| Error::Input("a Parquet column encoder panicked".into()))?;
+    let mut out = Vec::with_capacity(even.len() + odd.len());
+    let (mut even, mut odd) = (even.into_iter(), odd.into_iter());
+    loop {
+        match even.next() {
+            Some(r) => out.push(r?),
+            None => break,
+        }
+        if let Some(r) = odd.next() {
+            out.push(r?);
+        }
+    }
+    Ok(out)
 }
 
 impl Drop for ParquetFile {
