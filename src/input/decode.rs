@@ -54,28 +54,26 @@ impl Columns {
         .deserialize(&mut de)
         .and_then(|()| de.end())
         .is_ok();
-        if ok {
-            self.rows += 1;
-        } else {
-            for b in &mut self.bufs {
-                b.truncate(self.rows);
-            }
-        }
+        self.settle(ok);
         ok
     }
 
     /// Appends a row already checked by `validate::check_line`.
     pub fn push_checked(&mut self, row: &Value) -> Result<(), String> {
         let res = push_object(&self.spec.cols, &mut self.bufs, row);
-        match res {
-            Ok(()) => self.rows += 1,
-            Err(_) => {
-                for b in &mut self.bufs {
-                    b.truncate(self.rows);
-                }
+        self.settle(res.is_ok());
+        res
+    }
+
+    /// Counts the row just appended, or cuts every column back to the rows before it.
+    fn settle(&mut self, appended: bool) {
+        if appended {
+            self.rows += 1;
+        } else {
+            for b in &mut self.bufs {
+                b.truncate(self.rows);
             }
         }
-        res
     }
 
     /// The text of a string column in the last row appended (`None` when null).
@@ -293,7 +291,7 @@ impl<'de> Visitor<'de> for Obj<'_> {
                 continue;
             };
             if std::mem::replace(&mut seen[i], true) {
-                return Err(A::Error::custom(Refused));
+                return Err(refused());
             }
             let col = &self.cols[i];
             map.next_value_seed(Val {
@@ -305,7 +303,7 @@ impl<'de> Visitor<'de> for Obj<'_> {
         for (i, col) in self.cols.iter().enumerate() {
             if !seen[i] {
                 if col.required {
-                    return Err(A::Error::custom(Refused));
+                    return Err(refused());
                 }
                 self.bufs[i].push_null();
             }
@@ -334,6 +332,11 @@ impl<'de> Visitor<'de> for Key<'_> {
     }
 }
 
+/// The fast path's refusal as a deserializer error.
+fn refused<E: de::Error>() -> E {
+    E::custom(Refused)
+}
+
 /// One value appended to its column. `nullable`: a null is a null row (a column that is
 /// not required) rather than a refusal (a required column, an item of a list).
 struct Val<'a> {
@@ -349,7 +352,7 @@ impl<'de> DeserializeSeed<'de> for Val<'_> {
             Ty::Json | Ty::Answer => {
                 let Buf { valid, data } = self.buf;
                 let Data::Str(s) = data else {
-                    return Err(D::Error::custom(Refused));
+                    return Err(refused());
                 };
                 let top = match self.ty {
                     Ty::Answer => Top::Answer,
@@ -367,12 +370,20 @@ impl<'de> DeserializeSeed<'de> for Val<'_> {
                         s.close();
                         valid.push(false);
                     }
-                    _ => return Err(D::Error::custom(Refused)),
+                    _ => return Err(refused()),
                 }
                 Ok(())
             }
             _ => d.deserialize_any(self),
         }
+    }
+}
+
+impl Val<'_> {
+    /// Marks the value just appended as valid.
+    fn appended<E>(self) -> Result<(), E> {
+        self.buf.valid.push(true);
+        Ok(())
     }
 }
 
@@ -384,95 +395,86 @@ impl<'de> Visitor<'de> for Val<'_> {
 
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
         if !self.nullable {
-            return Err(E::custom(Refused));
+            return Err(refused());
         }
         self.buf.push_null();
         Ok(())
     }
 
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
-        match (&mut self.buf.data, self.ty) {
-            (Data::Bool(b), Ty::Bool) => b.push(v),
-            _ => return Err(E::custom(Refused)),
+        match &mut self.buf.data {
+            Data::Bool(b) => b.push(v),
+            _ => return Err(refused()),
         }
-        self.buf.valid.push(true);
-        Ok(())
+        self.appended()
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
         match &mut self.buf.data {
             Data::Int(x) => x.push(v),
             Data::Float(x) => x.push(v as f64),
-            _ => return Err(E::custom(Refused)),
+            _ => return Err(refused()),
         }
-        self.buf.valid.push(true);
-        Ok(())
+        self.appended()
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
         match &mut self.buf.data {
-            Data::Int(x) => x.push(i64::try_from(v).map_err(|_| E::custom(Refused))?),
+            Data::Int(x) => x.push(i64::try_from(v).map_err(|_| refused::<E>())?),
             Data::Float(x) => x.push(v as f64),
-            _ => return Err(E::custom(Refused)),
+            _ => return Err(refused()),
         }
-        self.buf.valid.push(true);
-        Ok(())
+        self.appended()
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
         match &mut self.buf.data {
             Data::Float(x) => x.push(v),
-            _ => return Err(E::custom(Refused)),
+            _ => return Err(refused()),
         }
-        self.buf.valid.push(true);
-        Ok(())
+        self.appended()
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
         match (&mut self.buf.data, self.ty) {
-            (Data::Str(s), Ty::Str) => {
+            (Data::Str(_), Ty::Enum(values)) if !values.contains(&v) => return Err(refused()),
+            (Data::Str(s), Ty::Str | Ty::Enum(_)) => {
                 s.bytes.extend_from_slice(v.as_bytes());
                 if !s.close() {
-                    return Err(E::custom(Refused));
+                    return Err(refused());
                 }
             }
-            (Data::Str(s), Ty::Enum(values)) if values.contains(&v) => {
-                s.bytes.extend_from_slice(v.as_bytes());
-                s.close();
-            }
             (Data::Micros(x), Ty::Timestamp) => {
-                let t = DateTime::parse_from_rfc3339(v).map_err(|_| E::custom(Refused))?;
+                let t = DateTime::parse_from_rfc3339(v).map_err(|_| refused::<E>())?;
                 x.push(t.timestamp_micros());
             }
             (Data::Days(x), Ty::Date) => {
-                let d = NaiveDate::parse_from_str(v, "%Y-%m-%d").map_err(|_| E::custom(Refused))?;
+                let d = NaiveDate::parse_from_str(v, "%Y-%m-%d").map_err(|_| refused::<E>())?;
                 x.push(days(d));
             }
-            _ => return Err(E::custom(Refused)),
+            _ => return Err(refused()),
         }
-        self.buf.valid.push(true);
-        Ok(())
+        self.appended()
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let (Data::List { offsets, item }, Ty::List(item_ty)) = (&mut self.buf.data, self.ty)
         else {
-            return Err(A::Error::custom(Refused));
+            return Err(refused());
         };
         while let Some(()) = seq.next_element_seed(Val {
             ty: item_ty,
             nullable: false,
             buf: item,
         })? {}
-        let end = i32::try_from(item.len()).map_err(|_| A::Error::custom(Refused))?;
+        let end = i32::try_from(item.len()).map_err(|_| refused::<A::Error>())?;
         offsets.push(end);
-        self.buf.valid.push(true);
-        Ok(())
+        self.appended()
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
         let (Data::Struct(children), Ty::Struct(cols)) = (&mut self.buf.data, self.ty) else {
-            return Err(A::Error::custom(Refused));
+            return Err(refused());
         };
         let res = Obj {
             cols,
@@ -480,8 +482,7 @@ impl<'de> Visitor<'de> for Val<'_> {
         }
         .visit_map(map);
         res?;
-        self.buf.valid.push(true);
-        Ok(())
+        self.appended()
     }
 }
 
@@ -545,7 +546,7 @@ impl<'de> Visitor<'de> for Canon<'_> {
 
     fn visit_bool<E: de::Error>(mut self, v: bool) -> Result<bool, E> {
         if self.top == Top::Answer {
-            return Err(E::custom(Refused));
+            return Err(refused());
         }
         self.write(&v)
     }
@@ -609,7 +610,7 @@ impl<'de> Visitor<'de> for Canon<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
         if self.top == Top::Answer {
-            return Err(A::Error::custom(Refused));
+            return Err(refused());
         }
         let mut entries: Vec<(String, Vec<u8>)> = Vec::new();
         while let Some(k) = map.next_key::<String>()? {

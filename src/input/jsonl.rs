@@ -419,6 +419,15 @@ impl Reader {
     }
 }
 
+/// Bytes of an oversized line kept for its rejects record.
+const PREFIX: usize = 1024;
+
+/// Adds to an oversized line's prefix from `more`, up to `PREFIX` bytes.
+fn extend_prefix(prefix: &mut Vec<u8>, more: &[u8]) {
+    let room = PREFIX.saturating_sub(prefix.len()).min(more.len());
+    prefix.extend_from_slice(&more[..room]);
+}
+
 /// A local file's bytes in large reads, each on tokio's blocking pool. (object_store reads
 /// a local file 8 KiB at a time, a hand-off between threads per read: a third of ingest's
 /// time went to waking threads.)
@@ -512,12 +521,11 @@ impl OpenFile {
                 if self.oversized.is_none() && self.pending.len() + rest.len() > max {
                     let mut prefix = std::mem::take(&mut self.pending);
                     let line_start = self.offset - prefix.len() as u64;
-                    prefix.extend_from_slice(&rest[..rest.len().min(1024)]);
-                    prefix.truncate(1024);
+                    prefix.truncate(PREFIX);
+                    extend_prefix(&mut prefix, rest);
                     self.oversized = Some((prefix, line_start));
                 } else if let Some((prefix, _)) = &mut self.oversized {
-                    let more = (1024 - prefix.len().min(1024)).min(rest.len());
-                    prefix.extend_from_slice(&rest[..more]);
+                    extend_prefix(prefix, rest);
                 } else {
                     self.pending.extend_from_slice(rest);
                 }
@@ -534,14 +542,13 @@ impl OpenFile {
         self.line += 1;
         let line_start = self.offset - self.pending.len() as u64;
         let line = if let Some((mut prefix, offset)) = self.oversized.take() {
-            let more = (1024 - prefix.len().min(1024)).min(end);
-            prefix.extend_from_slice(&rest[..more]);
+            extend_prefix(&mut prefix, &rest[..end]);
             let cr = match end {
                 0 => self.carried_cr,
                 _ => rest[end - 1] == b'\r',
             };
             let len = self.offset + end as u64 - offset - u64::from(cr);
-            prefix.truncate(len.min(1024) as usize);
+            prefix.truncate(len.min(PREFIX as u64) as usize);
             Line::Oversized {
                 number,
                 prefix,
@@ -562,7 +569,7 @@ impl OpenFile {
             if bytes.len() > max {
                 Line::Oversized {
                     number,
-                    prefix: bytes[..1024.min(bytes.len())].to_vec(),
+                    prefix: bytes[..PREFIX.min(bytes.len())].to_vec(),
                     offset: line_start,
                     len: bytes.len() as u64,
                 }

@@ -219,19 +219,14 @@ fn in_parallel<T: Send, R: Send>(
         let mine: Vec<_> = even.into_iter().map(&f).collect();
         (mine, other.join())
     });
-    let odd = odd.map_err(|_| Error::Input("a Parquet column encoder panicked".into()))?;
-    let mut out = Vec::with_capacity(even.len() + odd.len());
-    let (mut even, mut odd) = (even.into_iter(), odd.into_iter());
-    loop {
-        match even.next() {
-            Some(r) => out.push(r?),
-            None => break,
-        }
-        if let Some(r) = odd.next() {
-            out.push(r?);
-        }
-    }
-    Ok(out)
+    let mut odd = odd
+        .map_err(|_| Error::Input("a Parquet column encoder panicked".into()))?
+        .into_iter();
+    // Back in the items' order: even, odd, even, ...
+    Ok(even
+        .into_iter()
+        .flat_map(|e| std::iter::once(e).chain(odd.next()))
+        .collect::<parquet::errors::Result<_>>()?)
 }
 
 impl Drop for ParquetFile {
