@@ -8,6 +8,15 @@
 # Safe to run again: each step is skipped when its result is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+setup_started=$(date +%s)
+
+# The test runner: cargo-nextest gives every test a deadline (.config/nextest.toml) and
+# runs every test binary whatever fails. This kind of machine ships it; install it where not.
+if ! cargo nextest --version >/dev/null 2>&1; then
+  echo "setup: installing cargo-nextest (cargo install, a few minutes, once)"
+  cargo install --locked --quiet cargo-nextest
+fi
+echo "setup: $(cargo nextest --version 2>/dev/null | head -1)"
 
 tools="${GROUNDCHECK_TOOLS:-$HOME/.cache/groundcheck/tools}"
 mkdir -p "$tools"
@@ -82,3 +91,4 @@ if [ "$(cat "$venvs/bfcl/.requirements" 2>/dev/null)" != "$sum" ]; then
   echo "$sum" > "$venvs/bfcl/.requirements"
 fi
 echo "setup: producer venvs in $venvs ($("$venvs/producers/bin/python" -c 'import importlib.metadata as m; print("mcp", m.version("mcp"), "fastmcp", m.version("fastmcp"), "pydantic-ai", m.version("pydantic-ai-slim"))'))"
+echo "setup: done in $(( $(date +%s) - setup_started )) s"

@@ -68,6 +68,19 @@ impl From<DataFusionError> for Error {
 /// (`tonic::transport::Error(Transport, ConnectError("tcp connect error", ADDR, Os {…
 /// message: "Connection refused" }))`).
 pub fn sentence(text: &str) -> Option<String> {
+    // Ballista's scheduler fails a running job whose executors are all gone.
+    if let Some(rest) = text.split("all executors were lost").nth(1) {
+        let within = rest
+            .split("within ")
+            .nth(1)
+            .and_then(|r| r.split(';').next())
+            .unwrap_or("its grace period");
+        return Some(format!(
+            "the Ballista cluster lost every executor and none registered again within \
+             {within} (the scheduler's --no-executor-grace): check that `groundcheck \
+             executor` processes run, reach the scheduler and are not stopped"
+        ));
+    }
     if !text.contains("tonic::transport::Error") {
         return None;
     }

@@ -3,6 +3,10 @@
 //! Each file gets a fresh session on `datasets/demo`, or on the folder its first line
 //! names (`# data: tests/fixtures/x`). Cells print as DataFusion's own sqllogictest does:
 //! NULL as `NULL`, an empty string as `(empty)`. Closes with `N passed, N failed`.
+//!
+//! It speaks the test-list protocol nextest uses for custom harnesses: `--list --format
+//! terse` prints one test per file (`tests/slt/x.slt: test`), `--list --ignored` prints
+//! none, and `NAME --exact` runs that file alone; a plain argument filters by substring.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -149,17 +153,36 @@ async fn main() -> ExitCode {
     let root = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
-    let filter = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let has = |flag: &str| args.iter().any(|a| a == flag);
+    let filter = args.iter().find(|a| !a.starts_with('-')).cloned();
+    let exact = has("--exact");
     let mut files = Vec::new();
     slt_files(&root.join("tests/slt"), &mut files);
+    let name_of = |file: &Path| {
+        file.strip_prefix(&root)
+            .unwrap_or(file)
+            .display()
+            .to_string()
+    };
+    if has("--list") {
+        // No test is ignored: the ignored list is empty.
+        if !has("--ignored") {
+            for file in &files {
+                println!("{}: test", name_of(file));
+            }
+        }
+        return ExitCode::SUCCESS;
+    }
     let (mut passed, mut failed) = (0, 0);
     for file in files {
-        let name = file
-            .strip_prefix(&root)
-            .unwrap_or(&file)
-            .display()
-            .to_string();
-        if filter.as_ref().is_some_and(|f| !name.contains(f.as_str())) {
+        let name = name_of(&file);
+        let wanted = match &filter {
+            None => true,
+            Some(f) if exact => &name == f,
+            Some(f) => name.contains(f.as_str()),
+        };
+        if !wanted {
             continue;
         }
         let data = data_dir(&file, &root).display().to_string();

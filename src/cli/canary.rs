@@ -61,7 +61,7 @@ pub struct Args {
     alert: Option<String>,
 
     /// Seconds the server may take to start, and each call to answer.
-    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = super::common::parse_seconds)]
     timeout: f64,
 
     /// Folder for outputs.

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args as ClapArgs;
-use groundcheck::engine::cluster::{ExecutorOptions, executor, scheduler};
+use groundcheck::engine::cluster::{ExecutorOptions, SchedulerLimits, executor, scheduler};
 
 /// Start a Ballista scheduler with every groundcheck function and the S3 store from the
 /// AWS environment. Verbs that run SQL use it with `--cluster df://HOST:PORT`. Serves
@@ -18,9 +18,15 @@ pub struct SchedulerArgs {
     bind: SocketAddr,
 
     /// Seconds without a heartbeat after which an executor is taken for dead and its
-    /// tasks are run again elsewhere.
-    #[arg(long, default_value_t = 180)]
+    /// tasks are run again elsewhere. The scheduler answers no heartbeat while it plans a
+    /// job (46 s for the labels plan on a loaded 2-core machine): keep this well above.
+    #[arg(long, default_value_t = SchedulerLimits::default().executor_timeout_s)]
     executor_timeout: u64,
+
+    /// Seconds a running job waits for an executor to register (again) after the last
+    /// one was lost; then the scheduler fails the job and the client says so.
+    #[arg(long, default_value_t = SchedulerLimits::default().no_executor_s)]
+    no_executor_grace: u64,
 }
 
 /// Start a Ballista executor with every groundcheck function and the S3 store from the
@@ -68,7 +74,14 @@ pub struct ExecutorArgs {
 
 pub async fn run_scheduler(args: SchedulerArgs) -> anyhow::Result<ExitCode> {
     eprintln!("groundcheck scheduler: listening on {}", args.bind);
-    scheduler(args.bind, args.executor_timeout).await?;
+    scheduler(
+        args.bind,
+        SchedulerLimits {
+            executor_timeout_s: args.executor_timeout.max(1),
+            no_executor_s: args.no_executor_grace,
+        },
+    )
+    .await?;
     Ok(ExitCode::SUCCESS)
 }
 

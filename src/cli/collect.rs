@@ -13,13 +13,8 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use clap::Args as ClapArgs;
-use groundcheck::input::import::collect::{CollectOptions, Collector, decode_body};
-use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
-    TraceService, TraceServiceServer,
-};
-use opentelemetry_proto::tonic::collector::trace::v1::{
-    ExportTraceServiceRequest, ExportTraceServiceResponse,
-};
+use groundcheck::input::import::collect::{CollectOptions, Collector, Refused, decode_body};
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceResponse;
 use prost::Message;
 
 /// Receive OpenTelemetry traces from agents over OTLP/HTTP (`POST /v1/traces`, protobuf
@@ -52,23 +47,28 @@ pub struct Args {
     tie: super::import::Tie,
 
     /// Seconds without a new span of a trace after which the trace is written.
-    #[arg(long, default_value_t = 5.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 5.0, value_name = "SECS", value_parser = super::common::parse_seconds)]
     idle: f64,
 
     /// The archive of received requests rotates to a new file past this many MiB.
     #[arg(long, default_value_t = 64, value_name = "MIB")]
     rotate_mib: u64,
 
-    /// Largest request body accepted, in MiB.
+    /// Largest request body accepted, in MiB, as sent and once inflated from gzip (larger:
+    /// HTTP 413, gRPC RESOURCE_EXHAUSTED).
     #[arg(long, default_value_t = 64, value_name = "MIB")]
     max_body_mib: usize,
 
     /// Stop by itself after this many seconds (default: run until SIGINT or SIGTERM).
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = super::common::parse_seconds)]
     duration: Option<f64>,
 }
 
-async fn traces(State(c): State<Arc<Collector>>, headers: HeaderMap, body: Bytes) -> Response {
+async fn traces(
+    State((c, max_bytes)): State<(Arc<Collector>, usize)>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let ctype = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -79,16 +79,20 @@ async fn traces(State(c): State<Arc<Collector>>, headers: HeaderMap, body: Bytes
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.eq_ignore_ascii_case("gzip"));
     let json = ctype.starts_with("application/json");
-    let req = match decode_body(&ctype, gzip, &body) {
+    let req = match decode_body(&ctype, gzip, &body, max_bytes) {
         Ok(r) => r,
         Err(why) => {
-            let kept = c.reject(&body, &why);
+            let status = match why {
+                Refused::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+                Refused::Bad(_) => StatusCode::BAD_REQUEST,
+            };
+            let kept = c.reject(&body, &why.to_string());
             eprintln!(
                 "collect: refused a request ({why}){}",
                 kept.map(|p| format!("; its body is kept in {}", p.display()))
                     .unwrap_or_default()
             );
-            return (StatusCode::BAD_REQUEST, why).into_response();
+            return (status, why.to_string()).into_response();
         }
     };
     // A plain protobuf body is archived as it came (no second encoding).
@@ -106,21 +110,6 @@ async fn traces(State(c): State<Arc<Collector>>, headers: HeaderMap, body: Bytes
             ExportTraceServiceResponse::default().encode_to_vec(),
         )
             .into_response()
-    }
-}
-
-struct Grpc(Arc<Collector>);
-
-#[tonic::async_trait]
-impl TraceService for Grpc {
-    async fn export(
-        &self,
-        request: tonic::Request<ExportTraceServiceRequest>,
-    ) -> Result<tonic::Response<ExportTraceServiceResponse>, tonic::Status> {
-        self.0
-            .accept(request.into_inner(), None)
-            .map_err(|e| tonic::Status::unavailable(e.to_string()))?;
-        Ok(tonic::Response::new(ExportTraceServiceResponse::default()))
     }
 }
 
@@ -153,12 +142,11 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let addr = listener.local_addr()?;
+    let max_bytes = args.max_body_mib.max(1) * 1024 * 1024;
     let app = axum::Router::new()
         .route("/v1/traces", axum::routing::post(traces))
-        .layer(DefaultBodyLimit::max(
-            args.max_body_mib.max(1) * 1024 * 1024,
-        ))
-        .with_state(collector.clone());
+        .layer(DefaultBodyLimit::max(max_bytes))
+        .with_state((collector.clone(), max_bytes));
     let (stop_tx, _) = tokio::sync::broadcast::channel::<()>(1);
     let mut rx = stop_tx.subscribe();
     let http = tokio::spawn(async move {
@@ -177,8 +165,8 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             let ga = l.local_addr()?;
             outln!("collect: OTLP/gRPC on {ga}");
             let mut rx = stop_tx.subscribe();
-            let svc = TraceServiceServer::new(Grpc(collector.clone()))
-                .accept_compressed(tonic::codec::CompressionEncoding::Gzip);
+            let svc =
+                groundcheck::input::import::grpc::TraceService::new(collector.clone(), max_bytes);
             Some(tokio::spawn(async move {
                 tonic::transport::Server::builder()
                     .add_service(svc)
@@ -216,10 +204,19 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         })
     };
     stopped(args.duration).await;
+    groundcheck::output::stop::second_signal_exits("collect");
     let _ = stop_tx.send(());
-    let _ = http.await;
+    // A client that stopped mid-body holds its connection open: wait a bounded grace,
+    // then write what arrived anyway.
+    use groundcheck::output::stop::{GRACE, within};
+    if within(GRACE, http).await.is_none() {
+        eprintln!(
+            "collect: a connection still open after {} s; stopping without it",
+            GRACE.as_secs()
+        );
+    }
     if let Some(g) = grpc {
-        let _ = g.await;
+        let _ = within(GRACE, g).await;
     }
     flusher.abort();
     let c = collector.clone();

@@ -54,6 +54,32 @@ pub struct Input {
     /// cores). On a cluster each shuffle has this many partitions.
     #[arg(long, value_name = "N")]
     pub partitions: Option<usize>,
+
+    /// With --cluster: fail (exit 2) when the scheduler has counted no live executor for
+    /// this many seconds.
+    #[arg(long, value_name = "SECS", default_value = "120", value_parser = parse_duration)]
+    pub cluster_wait: std::time::Duration,
+
+    /// With --cluster or --standalone: fail (exit 2) when the verb's work on the cluster
+    /// has not finished after this many seconds.
+    #[arg(long, value_name = "SECS", default_value = "3600", value_parser = parse_duration)]
+    pub cluster_timeout: std::time::Duration,
+}
+
+/// A number of seconds, whole or decimal, from 0 to a year: the one parser of every
+/// seconds flag, so `inf`, `NaN` or `-1` get a sentence, not a panic.
+pub fn parse_seconds(s: &str) -> Result<f64, String> {
+    const YEAR: f64 = 365.0 * 24.0 * 3600.0;
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=YEAR).contains(&v) => Ok(v),
+        Ok(_) => Err(format!("{s}: expected seconds from 0 to {YEAR} (a year)")),
+        Err(_) => Err(format!("{s}: expected a number of seconds")),
+    }
+}
+
+/// `parse_seconds` as a Duration.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    parse_seconds(s).map(std::time::Duration::from_secs_f64)
 }
 
 /// The HTML report's options (`report --html`, `groundcheck html`).
@@ -168,6 +194,10 @@ impl Input {
         SessionOptions {
             cluster,
             partitions: self.partitions,
+            patience: groundcheck::engine::context::Patience {
+                no_executor: self.cluster_wait,
+                total: self.cluster_timeout,
+            },
             steps,
             data: self.data.clone(),
             tables: self.tables.clone(),
@@ -252,7 +282,7 @@ pub struct Oracle {
     pub policy_oracle: Option<String>,
 
     /// Seconds the policy oracle may take to answer one call.
-    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 10.0, value_name = "SECS", value_parser = parse_seconds)]
     pub policy_oracle_timeout: f64,
 }
 

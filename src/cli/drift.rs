@@ -61,7 +61,7 @@ pub struct Args {
     client_range: Option<String>,
 
     /// Seconds a live server may take to list its tools.
-    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = super::common::parse_seconds)]
     timeout: f64,
 
     /// Also check every recorded call in this project's traces (a --data folder) against

@@ -62,12 +62,12 @@ pub struct Args {
     /// Re-read the server's tools/list every SECS seconds, for servers that change their
     /// schemas without sending list_changed (the new schemas are judged and checked as
     /// after list_changed).
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = super::common::parse_seconds)]
     relist_every: Option<f64>,
 
     /// Seconds a request may wait for the server; each progress notification for it
     /// starts the wait again.
-    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = super::common::parse_seconds)]
     call_timeout: f64,
 
     /// The end user the calls are made for (steps.as_user).
@@ -119,7 +119,7 @@ pub struct Args {
     #[arg(
         long,
         default_value_t = 900.0,
-        value_name = "SECS",
+        value_name = "SECS", value_parser = super::common::parse_seconds,
         requires = "listen"
     )]
     session_idle: f64,
@@ -128,7 +128,7 @@ pub struct Args {
     /// retry hint; the agent resumes it with Last-Event-ID (2025-11-25's SSE polling, for
     /// proxies that cut long responses). Not done on 2026-07-28 streams, where closing a
     /// stream cancels its request.
-    #[arg(long, value_name = "SECS", requires = "listen")]
+    #[arg(long, value_name = "SECS", value_parser = super::common::parse_seconds, requires = "listen")]
     sse_retry: Option<f64>,
 
     /// Do not print drift, disabled tools and server failures on stderr (they are still

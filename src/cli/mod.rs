@@ -86,6 +86,16 @@ fn stage(
     Ok(Some(staging))
 }
 
+#[cfg(feature = "ballista")]
+async fn cluster_stopped() -> groundcheck::Error {
+    groundcheck::engine::cluster::stopped().await
+}
+
+#[cfg(not(feature = "ballista"))]
+async fn cluster_stopped() -> groundcheck::Error {
+    std::future::pending().await
+}
+
 /// Uploads what a staged verb wrote when it succeeded (exit 0 or 1: findings, not
 /// failures); nothing otherwise.
 async fn unstage(
@@ -129,31 +139,39 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(a) => common::local_out(&a.out, "run").map(|_| None)?,
         _ => None,
     };
-    let code = match command {
-        Command::Anomalies(a) => anomalies::run(a).await,
-        Command::Canary(a) => canary::run(a).await,
-        Command::Collect(a) => collect::run(a).await,
-        Command::Drift(a) => drift::run(a).await,
-        #[cfg(feature = "ballista")]
-        Command::Executor(a) => cluster::run_executor(a).await,
-        Command::Functions(a) => functions::run(a).await,
-        Command::Gateway(a) => gateway::run(a).await,
-        Command::Gen(a) => synth::run(a).await,
-        Command::Html(a) => html::run(a).await,
-        Command::Import(a) => import::run(a).await,
-        Command::Ingest(a) => ingest::run(a).await,
-        Command::Label(a) => label::run(a).await,
-        Command::Replay(a) => replay::run(a).await,
-        Command::Report(a) => report::run(a).await,
-        Command::Review(a) => review::run(a).await,
-        Command::Run(a) => run::run(a).await,
-        Command::Sample(a) => sample::run(a).await,
-        #[cfg(feature = "ballista")]
-        Command::Scheduler(a) => cluster::run_scheduler(a).await,
-        Command::Snapshot(a) => snapshot::run(a).await,
-        Command::Sql(a) => sql::run(a).await,
-        Command::Suite(a) => suite::run(a).await,
-        Command::Tables(a) => tables::run(a).await,
+    let work = async move {
+        match command {
+            Command::Anomalies(a) => anomalies::run(a).await,
+            Command::Canary(a) => canary::run(a).await,
+            Command::Collect(a) => collect::run(a).await,
+            Command::Drift(a) => drift::run(a).await,
+            #[cfg(feature = "ballista")]
+            Command::Executor(a) => cluster::run_executor(a).await,
+            Command::Functions(a) => functions::run(a).await,
+            Command::Gateway(a) => gateway::run(a).await,
+            Command::Gen(a) => synth::run(a).await,
+            Command::Html(a) => html::run(a).await,
+            Command::Import(a) => import::run(a).await,
+            Command::Ingest(a) => ingest::run(a).await,
+            Command::Label(a) => label::run(a).await,
+            Command::Replay(a) => replay::run(a).await,
+            Command::Report(a) => report::run(a).await,
+            Command::Review(a) => review::run(a).await,
+            Command::Run(a) => run::run(a).await,
+            Command::Sample(a) => sample::run(a).await,
+            #[cfg(feature = "ballista")]
+            Command::Scheduler(a) => cluster::run_scheduler(a).await,
+            Command::Snapshot(a) => snapshot::run(a).await,
+            Command::Sql(a) => sql::run(a).await,
+            Command::Suite(a) => suite::run(a).await,
+            Command::Tables(a) => tables::run(a).await,
+        }
+    };
+    // A verb on a cluster ends with a sentence when the cluster cannot finish its work
+    // (engine::cluster::stopped); without one that never resolves.
+    let code = tokio::select! {
+        code = work => code,
+        why = cluster_stopped() => Err(why.into()),
     };
     unstage(staging, code).await
 }

@@ -29,7 +29,7 @@ pub struct Args {
     server: Option<String>,
 
     /// Seconds a live candidate server may take to list its tools.
-    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 30.0, value_name = "SECS", value_parser = super::common::parse_seconds)]
     timeout: f64,
 
     /// Exit with code 1 when any recorded call would fail under the candidate.

@@ -49,11 +49,11 @@ pub struct Args {
     jobs: usize,
 
     /// Seconds one case may take; then the agent, its gateway and server are killed.
-    #[arg(long, default_value_t = 300.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 300.0, value_name = "SECS", value_parser = super::common::parse_seconds)]
     case_timeout: f64,
 
     /// Seconds one request may wait for the server (the gateway's --call-timeout).
-    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = super::common::parse_seconds)]
     call_timeout: f64,
 
     /// The gateway's --pin: refuse tools whose drift since this snapshot is blocking.

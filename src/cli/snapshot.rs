@@ -48,7 +48,7 @@ pub struct Args {
     capture: Option<std::path::PathBuf>,
 
     /// Seconds the server may take to start and list its tools.
-    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = super::common::parse_seconds)]
     timeout: f64,
 }
 

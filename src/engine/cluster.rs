@@ -10,17 +10,23 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use ballista::prelude::SessionContextExt;
 use ballista_core::registry::BallistaFunctionRegistry;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
-pub use crate::engine::context::Cluster;
+pub use crate::engine::context::{Cluster, Patience};
 use crate::engine::context::{register_functions, runtime, session_state};
 use crate::error::{Error, Result};
 
-/// A client context whose queries run on `cluster`.
-pub async fn context(cluster: &Cluster, partitions: Option<usize>) -> Result<SessionContext> {
+/// A client context whose queries run on `cluster`. The first one a process makes starts
+/// the watch that ends the verb when the cluster cannot finish (`stopped`).
+pub async fn context(
+    cluster: &Cluster,
+    partitions: Option<usize>,
+    patience: Patience,
+) -> Result<SessionContext> {
     let config = <SessionConfig as ballista_core::extension::SessionConfigExt>::new_with_ballista();
     let mut config = config;
     if let Some(n) = partitions {
@@ -41,7 +47,27 @@ pub async fn context(cluster: &Cluster, partitions: Option<usize>) -> Result<Ses
     };
     // upgrade_for_ballista replaced the function maps: register ours again.
     register_functions(&mut ctx)?;
+    if WATCHING.set(()).is_ok() {
+        let cluster = cluster.clone();
+        tokio::spawn(async move {
+            let why = watch(&cluster, patience).await;
+            let _ = STOP_REASON.set(why.to_string());
+            STOP.notify_one();
+        });
+    }
     Ok(ctx)
+}
+
+static WATCHING: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+static STOP: tokio::sync::Notify = tokio::sync::Notify::const_new();
+static STOP_REASON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Resolves when this process's cluster work cannot finish (no live executor for too
+/// long, or past its total time), with the sentence that says so; never before a cluster
+/// context was made. The binary races each verb against it.
+pub async fn stopped() -> Error {
+    STOP.notified().await;
+    Error::Input(STOP_REASON.get().cloned().unwrap_or_default())
 }
 
 fn free_port() -> Result<u16> {
@@ -59,7 +85,7 @@ async fn standalone() -> Result<String> {
         .parse()
         .expect("an address");
     tokio::spawn(async move {
-        if let Err(e) = scheduler(bind, 180).await {
+        if let Err(e) = scheduler(bind, SchedulerLimits::default()).await {
             eprintln!("error: standalone scheduler: {e}");
         }
     });
@@ -90,16 +116,37 @@ async fn standalone() -> Result<String> {
     Ok(format!("df://{bind}"))
 }
 
+/// How long the scheduler waits on executors (`groundcheck scheduler`'s flags).
+#[derive(Debug, Clone, Copy)]
+pub struct SchedulerLimits {
+    /// Seconds without a heartbeat before an executor is taken for dead.
+    pub executor_timeout_s: u64,
+    /// Seconds a running job waits for an executor to (re)register after the last one
+    /// was lost, before the scheduler fails it.
+    pub no_executor_s: u64,
+}
+
+impl Default for SchedulerLimits {
+    /// Sized for a loaded machine: planning the labels plan took 46 s on a busy 2-core
+    /// machine, and the scheduler answers no heartbeat while it plans.
+    fn default() -> Self {
+        SchedulerLimits {
+            executor_timeout_s: 180,
+            no_executor_s: 60,
+        }
+    }
+}
+
 /// `groundcheck scheduler`: serves until killed.
-pub async fn scheduler(bind: SocketAddr, executor_timeout_s: u64) -> Result<()> {
+pub async fn scheduler(bind: SocketAddr, limits: SchedulerLimits) -> Result<()> {
     use ballista_scheduler::cluster::BallistaCluster;
     use ballista_scheduler::config::SchedulerConfig;
     let config = SchedulerConfig {
         bind_host: bind.ip().to_string(),
         bind_port: bind.port(),
-        executor_timeout_seconds: executor_timeout_s,
-        expire_dead_executor_interval_seconds: (executor_timeout_s / 2).clamp(1, 15),
-        no_executors_grace_period_seconds: executor_timeout_s,
+        executor_timeout_seconds: limits.executor_timeout_s,
+        expire_dead_executor_interval_seconds: (limits.executor_timeout_s / 2).clamp(1, 15),
+        no_executors_grace_period_seconds: limits.no_executor_s,
         ..SchedulerConfig::default()
     }
     .with_override_config_producer(Arc::new(config_producer))
@@ -142,18 +189,62 @@ pub struct ExecutorOptions {
     pub memory_pool_bytes: Option<u64>,
 }
 
-/// `groundcheck executor`: serves until killed.
+/// `groundcheck executor`: serves until killed. When the scheduler stops it (it took
+/// the executor for dead: heartbeats late on a loaded machine), it registers again under a
+/// new id instead of leaving the cluster one executor short.
 pub async fn executor(o: ExecutorOptions) -> Result<()> {
-    use ballista_executor::executor_process::{ExecutorProcessConfig, start_executor_process};
+    use ballista_executor::executor_process::start_executor_process;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    // A signal ends the executor for good; a stop from the scheduler does not. Ballista
+    // listens for the signals itself and returns Ok either way, so note them here too.
+    let signalled = Arc::new(AtomicBool::new(false));
+    {
+        let signalled = signalled.clone();
+        tokio::spawn(async move {
+            use tokio::signal::unix::{SignalKind, signal};
+            if let (Ok(mut int), Ok(mut term)) = (
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::terminate()),
+            ) {
+                tokio::select! {
+                    _ = int.recv() => {}
+                    _ = term.recv() => {}
+                }
+                signalled.store(true, Ordering::SeqCst);
+            }
+        });
+    }
+    loop {
+        start_executor_process(Arc::new(executor_config(&o)?))
+            .await
+            .map_err(|e| Error::Input(format!("executor: {e}")))?;
+        // Ballista returns once its servers have shut down; a signal may still be on its
+        // way to our listener.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        if signalled.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        log::warn!("the scheduler stopped this executor (it missed heartbeats); registering again");
+        // Ballista marks the process as terminating for good; this process goes on.
+        ballista_executor::executor_server::TERMINATING.store(false, Ordering::Release);
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// One executor's Ballista configuration; each call has a new executor id.
+fn executor_config(
+    o: &ExecutorOptions,
+) -> Result<ballista_executor::executor_process::ExecutorProcessConfig> {
+    use ballista_executor::executor_process::ExecutorProcessConfig;
     let state = session_state(config_producer())?;
-    let config = ExecutorProcessConfig {
-        bind_host: o.bind_host,
-        external_host: o.external_host,
+    Ok(ExecutorProcessConfig {
+        bind_host: o.bind_host.clone(),
+        external_host: o.external_host.clone(),
         port: o.port,
         grpc_port: o.grpc_port,
-        scheduler_host: o.scheduler_host,
+        scheduler_host: o.scheduler_host.clone(),
         scheduler_port: o.scheduler_port,
-        work_dir: o.work_dir,
+        work_dir: o.work_dir.clone(),
         vcores: o.vcores,
         executor_heartbeat_interval_seconds: o.heartbeat_s,
         memory_pool_size: o.memory_pool_bytes,
@@ -161,8 +252,75 @@ pub async fn executor(o: ExecutorOptions) -> Result<()> {
         override_runtime_producer: Some(Arc::new(|_: &SessionConfig| runtime())),
         override_config_producer: Some(Arc::new(config_producer)),
         ..ExecutorProcessConfig::default()
+    })
+}
+
+/// Runs beside cluster work and returns the error that ends it: the scheduler has
+/// reported no live executor for `patience.no_executor` (asked every two seconds on its
+/// `/readyz`, which Ballista serves on the scheduler's port), or `patience.total` has
+/// passed. A scheduler that does not answer (busy planning) counts as neither.
+async fn watch(cluster: &Cluster, patience: Patience) -> Error {
+    let started = Instant::now();
+    let deadline = tokio::time::sleep(patience.total);
+    tokio::pin!(deadline);
+    let addr = match cluster {
+        Cluster::Remote(url) => Some(url.trim_start_matches("df://").to_string()),
+        // In this process: the executor cannot be lost apart from the verb.
+        Cluster::Standalone => None,
     };
-    start_executor_process(Arc::new(config))
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(5))
+        .build()
+        .ok();
+    let mut none_since: Option<Instant> = None;
+    let mut tick = tokio::time::interval(Duration::from_secs(2));
+    loop {
+        tokio::select! {
+            _ = &mut deadline => {
+                return Error::Input(format!(
+                    "the cluster job did not finish within {} s (--cluster-timeout){}; \
+                     the scheduler's log says where it stands",
+                    patience.total.as_secs(),
+                    addr.as_deref().map(|a| format!(" on the scheduler at {a}")).unwrap_or_default()
+                ));
+            }
+            _ = tick.tick() => {}
+        }
+        let (Some(addr), Some(client)) = (&addr, &client) else {
+            continue;
+        };
+        match live_executors(client, addr).await {
+            Some(0) => {
+                let since = *none_since.get_or_insert_with(Instant::now);
+                if since.elapsed() >= patience.no_executor {
+                    return Error::Input(format!(
+                        "no executor alive on the Ballista scheduler at {addr} for {} s \
+                         (it counts 0 live executors, {} s into the job): check that \
+                         `groundcheck executor --scheduler {addr}` processes run, reach the \
+                         scheduler and are not stopped (--cluster-wait sets this limit)",
+                        since.elapsed().as_secs(),
+                        started.elapsed().as_secs()
+                    ));
+                }
+            }
+            Some(_) => none_since = None,
+            None => {}
+        }
+    }
+}
+
+/// The live executors the scheduler at `addr` counts: `/readyz` answers `ready: N
+/// executors registered` or `not ready: N/M executors registered`. None when it does not
+/// answer.
+async fn live_executors(client: &reqwest::Client, addr: &str) -> Option<u64> {
+    let body = client
+        .get(format!("http://{addr}/readyz"))
+        .send()
         .await
-        .map_err(|e| Error::Input(format!("executor: {e}")))
+        .ok()?
+        .text()
+        .await
+        .ok()?;
+    let n = body.split_once(": ")?.1;
+    n.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
 }

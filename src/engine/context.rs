@@ -21,6 +21,25 @@ pub enum Cluster {
     Standalone,
 }
 
+/// How long a verb waits on a cluster before it fails (`--cluster-wait`,
+/// `--cluster-timeout`): a cluster job never waits forever.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Patience {
+    /// The scheduler counts no live executor this long.
+    pub no_executor: std::time::Duration,
+    /// The verb's work on the cluster has not finished this long after it began.
+    pub total: std::time::Duration,
+}
+
+impl Default for Patience {
+    fn default() -> Self {
+        Patience {
+            no_executor: std::time::Duration::from_secs(120),
+            total: std::time::Duration::from_secs(3600),
+        }
+    }
+}
+
 /// A local context: our options, functions and stores.
 pub fn new_context() -> Result<SessionContext> {
     Ok(SessionContext::new_with_state(session_state(

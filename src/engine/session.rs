@@ -104,6 +104,8 @@ pub struct SessionOptions {
     pub cluster: Option<Cluster>,
     /// target_partitions, when not the default.
     pub partitions: Option<usize>,
+    /// How long cluster work may wait on the cluster.
+    pub patience: crate::engine::context::Patience,
 }
 
 pub struct Session {
@@ -139,7 +141,7 @@ impl Session {
                 None => crate::engine::context::new_context()?,
                 Some(n) => crate::engine::context::with_partitions(n)?,
             },
-            Some(c) => cluster_context(c, opts.partitions).await?,
+            Some(c) => cluster_context(c, opts.partitions, opts.patience).await?,
         };
         let overrides: BTreeMap<&str, &str> = opts
             .tables
@@ -508,12 +510,20 @@ impl TableProvider for InputTable {
 pub static VERBOSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 #[cfg(feature = "ballista")]
-async fn cluster_context(c: &Cluster, partitions: Option<usize>) -> Result<SessionContext> {
-    crate::engine::cluster::context(c, partitions).await
+async fn cluster_context(
+    c: &Cluster,
+    partitions: Option<usize>,
+    patience: crate::engine::context::Patience,
+) -> Result<SessionContext> {
+    crate::engine::cluster::context(c, partitions, patience).await
 }
 
 #[cfg(not(feature = "ballista"))]
-async fn cluster_context(_: &Cluster, _: Option<usize>) -> Result<SessionContext> {
+async fn cluster_context(
+    _: &Cluster,
+    _: Option<usize>,
+    _: crate::engine::context::Patience,
+) -> Result<SessionContext> {
     Err(Error::Usage(
         "this groundcheck was built without the `ballista` feature: it cannot run on a cluster"
             .into(),

@@ -8,6 +8,7 @@ pub mod docs;
 pub mod html;
 pub mod label_writer;
 pub mod remote;
+pub mod stop;
 pub mod text;
 
 use std::io::Write;

@@ -102,12 +102,9 @@ impl S3Server {
     }
 
     pub fn run(&self, dir: &Path, args: &[&str]) -> crate::support::Run {
-        let out = self.env(cmd(dir).args(args)).output().unwrap();
-        crate::support::Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        let mut c = cmd(dir);
+        self.env(c.args(args));
+        crate::support::finish(c, crate::support::RUN_LIMIT)
     }
 
     pub fn ok(&self, dir: &Path, args: &[&str]) -> String {

@@ -1,7 +1,10 @@
 //! Helpers shared by the integration tests: running the binary, temp projects.
 
+use std::io::Read;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 pub fn root() -> PathBuf {
     // Read at run time (cargo sets it): a shared target dir may hold this binary built
@@ -29,11 +32,76 @@ pub struct Run {
 }
 
 pub fn run(dir: &Path, args: &[&str]) -> Run {
-    let out: Output = cmd(dir).args(args).output().expect("run groundcheck");
+    let mut c = cmd(dir);
+    c.args(args);
+    finish(c, RUN_LIMIT)
+}
+
+/// How long one run of the binary may take in a test before it is killed and the test
+/// fails naming it (the suite's runner has a longer limit per test).
+pub const RUN_LIMIT: Duration = Duration::from_secs(600);
+
+/// Runs `c` (stdin empty, as `Command::output` does) and returns its code and output.
+pub fn finish(mut c: Command, limit: Duration) -> Run {
+    c.stdin(Stdio::null());
+    let out = output_within(c, limit);
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Runs `c` to its end within `limit`, its stdout and stderr captured. Past the limit it
+/// kills the process and everything it started (its own process group) and panics naming
+/// the command and what it had printed: no test waits on a child without a bound.
+pub fn output_within(mut c: Command, limit: Duration) -> Output {
+    let what = format!("{c:?}");
+    c.stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let mut child = c
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {what}: {e}"));
+    let reader = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = r.read_to_end(&mut v);
+            v
+        })
+    };
+    let out = reader(Box::new(child.stdout.take().unwrap()));
+    let err = reader(Box::new(child.stderr.take().unwrap()));
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for a child") {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            kill_group(child.id());
+            let _ = child.wait();
+            let err = String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned();
+            panic!(
+                "{what} did not finish within {} s: killed. Its stderr:\n{err}",
+                limit.as_secs()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // A process it started and left behind still holds the pipes: end it too.
+    kill_group(child.id());
+    Output {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    }
+}
+
+/// SIGKILL to the process group `pid` leads (children started with `process_group(0)`).
+pub fn kill_group(pid: u32) {
+    // SAFETY: kill(2) with a negative pid signals a process group; no memory is touched.
+    unsafe {
+        libc::kill(-(pid as i32), libc::SIGKILL);
     }
 }
 

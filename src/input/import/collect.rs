@@ -15,7 +15,7 @@ use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use prost::Message;
 
 use super::spans::Span;
-use super::{Imported, Input, Options};
+use super::{Imported, Options};
 use crate::error::{Error, Result};
 use crate::output::{ParquetFile, temp_name};
 
@@ -243,36 +243,60 @@ impl Collector {
     }
 }
 
-/// Decodes one OTLP/HTTP body by its content type (and encoding): protobuf, or JSON.
+/// Why a request body was refused: too large once inflated (HTTP 413), or not OTLP (400).
+#[derive(Debug)]
+pub enum Refused {
+    TooLarge(String),
+    Bad(String),
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refused::TooLarge(s) | Refused::Bad(s) => f.write_str(s),
+        }
+    }
+}
+
+/// Decodes one OTLP/HTTP body by its content type (and encoding): protobuf, or JSON. A
+/// gzip body may inflate to `max_bytes` at most; protobuf messages nest at most
+/// `otlp::MAX_DEPTH` deep and JSON 128 levels (serde_json's limit).
 pub fn decode_body(
     content_type: &str,
     gzip: bool,
     body: &[u8],
-) -> std::result::Result<ExportTraceServiceRequest, String> {
-    let input = Input {
-        display: "request body".into(),
-        bytes: body.to_vec(),
-    };
-    let bytes = if gzip || body.starts_with(&[0x1f, 0x8b]) {
-        super::otlp::gunzip(&Input {
-            bytes: if body.starts_with(&[0x1f, 0x8b]) {
-                body.to_vec()
+    max_bytes: usize,
+) -> std::result::Result<ExportTraceServiceRequest, Refused> {
+    let is_gzip = body.starts_with(&[0x1f, 0x8b]);
+    if gzip && !is_gzip {
+        return Err(Refused::Bad(
+            "Content-Encoding: gzip, but the body is not gzip".into(),
+        ));
+    }
+    let inflated;
+    let bytes = if is_gzip {
+        inflated = super::otlp::inflate(body, max_bytes).map_err(|e| {
+            if e.starts_with("inflates past") {
+                Refused::TooLarge(e)
             } else {
-                return Err("Content-Encoding: gzip, but the body is not gzip".into());
-            },
-            ..input
-        })
-        .map_err(|e| e.to_string())?
+                Refused::Bad(e)
+            }
+        })?;
+        &inflated[..]
     } else {
-        input.bytes
+        body
     };
     if content_type.starts_with("application/json") {
         let mut doc: serde_json::Value =
-            serde_json::from_slice(&bytes).map_err(|e| format!("not JSON: {e}"))?;
-        super::otlp::request_from_json(&mut doc).map_err(|e| format!("not OTLP JSON: {e}"))
+            serde_json::from_slice(bytes).map_err(|e| Refused::Bad(format!("not JSON: {e}")))?;
+        super::otlp::request_from_json(&mut doc)
+            .map_err(|e| Refused::Bad(format!("not OTLP JSON: {e}")))
     } else {
-        ExportTraceServiceRequest::decode(&bytes[..])
-            .map_err(|e| format!("not an OTLP protobuf ExportTraceServiceRequest: {e}"))
+        super::otlp::decode_request(bytes).map_err(|e| {
+            Refused::Bad(format!(
+                "not an OTLP protobuf ExportTraceServiceRequest: {e}"
+            ))
+        })
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub mod bfcl;
 pub mod collect;
+pub mod grpc;
 pub mod mcp_log;
 pub mod otlp;
 pub mod phoenix;

@@ -48,14 +48,143 @@ pub fn read(f: &Input, out: &mut Vec<Span>) -> Result<()> {
 /// The body of an OTLP/HTTP request or a file: gzip when it starts with gzip's magic.
 pub fn gunzip(f: &Input) -> Result<Vec<u8>> {
     if f.bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(&f.bytes[..])
-            .read_to_end(&mut out)
-            .map_err(|e| Error::Input(format!("{}: not valid gzip: {e}", f.display)))?;
-        Ok(out)
+        inflate(&f.bytes, usize::MAX).map_err(|e| Error::Input(format!("{}: {e}", f.display)))
     } else {
         Ok(f.bytes.clone())
     }
+}
+
+/// gzip data inflated, refused once it passes `limit` bytes (a small body can inflate a
+/// thousandfold).
+pub fn inflate(bytes: &[u8], limit: usize) -> std::result::Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    flate2::read::MultiGzDecoder::new(bytes)
+        .take(limit.saturating_add(1) as u64)
+        .read_to_end(&mut out)
+        .map_err(|e| format!("not valid gzip: {e}"))?;
+    if out.len() > limit {
+        return Err(format!(
+            "inflates past {} MiB, the limit of a request body",
+            limit >> 20
+        ));
+    }
+    Ok(out)
+}
+
+/// How deep OTLP protobuf messages may nest: prost's own default limit, which the
+/// `no-recursion-limit` feature Ballista's deep plans need turns off for every prost
+/// message in the process. Deeper input is refused before prost sees it.
+pub const MAX_DEPTH: usize = 100;
+
+/// A trace export request decoded, after checking that it nests at most `MAX_DEPTH`
+/// messages deep (`check_depth`): prost without its limit would recurse once per level
+/// and overflow the stack on a crafted body.
+pub fn decode_request(bytes: &[u8]) -> std::result::Result<ExportTraceServiceRequest, String> {
+    check_depth(bytes)?;
+    ExportTraceServiceRequest::decode(bytes).map_err(|e| e.to_string())
+}
+
+/// The OTLP trace messages that hold other messages, and which field holds which. Only
+/// attributes recurse (AnyValue -> ArrayValue/KeyValueList -> AnyValue ...); the walk
+/// follows exactly these fields and skips every other one by its length.
+#[derive(Clone, Copy)]
+enum Msg {
+    Request,
+    ResourceSpans,
+    Resource,
+    ScopeSpans,
+    Scope,
+    Span,
+    Event,
+    Link,
+    KeyValue,
+    AnyValue,
+    ArrayValue,
+    KeyValueList,
+}
+
+impl Msg {
+    fn child(self, field: u64) -> Option<Msg> {
+        use Msg::*;
+        Some(match (self, field) {
+            (Request, 1) => ResourceSpans,
+            (ResourceSpans, 1) => Resource,
+            (ResourceSpans, 2) => ScopeSpans,
+            (Resource, 1) => KeyValue,
+            (ScopeSpans, 1) => Scope,
+            (ScopeSpans, 2) => Span,
+            (Scope, 3) => KeyValue,
+            (Span, 9) => KeyValue,
+            (Span, 11) => Event,
+            (Span, 13) => Link,
+            (Event, 3) | (Link, 5) | (KeyValueList, 1) => KeyValue,
+            (KeyValue, 2) | (ArrayValue, 1) => AnyValue,
+            (AnyValue, 5) => ArrayValue,
+            (AnyValue, 6) => KeyValueList,
+            _ => return None,
+        })
+    }
+}
+
+/// Walks a protobuf ExportTraceServiceRequest without recursion and refuses one whose
+/// messages nest deeper than `MAX_DEPTH` (malformed wire data is left to prost to name).
+pub fn check_depth(bytes: &[u8]) -> std::result::Result<(), String> {
+    fn varint(b: &[u8], at: &mut usize) -> Option<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = *b.get(*at)?;
+            *at += 1;
+            v |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
+    }
+    // (message, where it ends)
+    let mut stack: Vec<(Msg, usize)> = vec![(Msg::Request, bytes.len())];
+    let mut at = 0usize;
+    while let Some(&(msg, end)) = stack.last() {
+        if at >= end {
+            stack.pop();
+            continue;
+        }
+        let Some(key) = varint(bytes, &mut at) else {
+            return Ok(());
+        };
+        let skip = match key & 7 {
+            0 => varint(bytes, &mut at).map(|_| 0),
+            1 => Some(8),
+            5 => Some(4),
+            2 => {
+                let Some(len) = varint(bytes, &mut at).and_then(|l| usize::try_from(l).ok()) else {
+                    return Ok(());
+                };
+                if at.checked_add(len).is_none_or(|e| e > end) {
+                    return Ok(());
+                }
+                if let Some(child) = msg.child(key >> 3) {
+                    if stack.len() >= MAX_DEPTH {
+                        return Err(format!(
+                            "messages nest deeper than {MAX_DEPTH} levels (attribute values \
+                             inside values); refused"
+                        ));
+                    }
+                    stack.push((child, at + len));
+                    Some(0)
+                } else {
+                    Some(len)
+                }
+            }
+            // Groups (3, 4) and unknown wire types: not OTLP; prost says what is wrong.
+            _ => return Ok(()),
+        };
+        match skip {
+            Some(n) if at + n <= end => at += n,
+            _ => return Ok(()),
+        }
+    }
+    Ok(())
 }
 
 /// One ExportTraceServiceRequest, or the Collector's length-prefixed stream of them. A
@@ -63,13 +192,11 @@ pub fn gunzip(f: &Input) -> Result<Vec<u8>> {
 /// length prefix under 16 MiB always does.
 pub fn protobuf(display: &str, bytes: &[u8]) -> Result<Vec<ExportTraceServiceRequest>> {
     if bytes.first() != Some(&0) {
-        return ExportTraceServiceRequest::decode(bytes)
-            .map(|r| vec![r])
-            .map_err(|e| {
-                Error::Input(format!(
-                    "{display}: neither OTLP JSON nor an OTLP protobuf ExportTraceServiceRequest: {e}"
-                ))
-            });
+        return decode_request(bytes).map(|r| vec![r]).map_err(|e| {
+            Error::Input(format!(
+                "{display}: neither OTLP JSON nor an OTLP protobuf ExportTraceServiceRequest: {e}"
+            ))
+        });
     }
     let mut out = Vec::new();
     let mut at = 0usize;
@@ -88,7 +215,7 @@ pub fn protobuf(display: &str, bytes: &[u8]) -> Result<Vec<ExportTraceServiceReq
                 bytes.len() - at - 4
             ))
         })?;
-        let req = ExportTraceServiceRequest::decode(body).map_err(|e| {
+        let req = decode_request(body).map_err(|e| {
             Error::Input(format!(
                 "{display}: message {n} at byte {at}: not an OTLP ExportTraceServiceRequest: {e}"
             ))

@@ -212,20 +212,26 @@ fn unwrap_arguments(v: Value) -> Value {
 /// JSON when it parses). `_meta` is kept beside it for `as_of`. Other values pass through.
 pub fn tool_result(v: Value) -> (Value, Option<bool>, Option<Value>) {
     // OpenLLMetry wraps the result once more: {"result": CallToolResult or its text,
-    // "is_error": bool}.
-    let wrapped_error = v.get("is_error").and_then(Value::as_bool);
-    let v = match v {
-        Value::Object(ref o)
-            if o.contains_key("result") && o.keys().all(|k| k == "result" || k == "is_error") =>
-        {
-            json_or_text(&o["result"])
+    // "is_error": bool}; peel every such wrapper (each is a level of the value, so this
+    // ends), the innermost flag winning. Any other object with an `is_error` flag
+    // (LlamaIndex's ToolOutput, a tool's own JSON) says so with it and is kept whole.
+    let mut v = v;
+    let mut flagged = v.get("is_error").and_then(Value::as_bool);
+    while let Value::Object(o) = &v {
+        if !(o.contains_key("result") && o.keys().all(|k| k == "result" || k == "is_error")) {
+            break;
         }
-        other => other,
-    };
-    if wrapped_error.is_some() {
-        let (v, e, m) = tool_result(v);
-        return (v, e.or(wrapped_error), m);
+        v = json_or_text(&o["result"]);
+        if let Some(e) = v.get("is_error").and_then(Value::as_bool) {
+            flagged = Some(e);
+        }
     }
+    let (v, e, m) = call_result(v);
+    (v, e.or(flagged), m)
+}
+
+/// A value that may be an MCP CallToolResult, its content blocks, or anything else.
+fn call_result(v: Value) -> (Value, Option<bool>, Option<Value>) {
     // MCP content blocks on their own (openai-agents' tool output): their text.
     if let Some(text) = content_text(&v) {
         return (text, None, None);
@@ -998,5 +1004,40 @@ fn calls_from_messages(
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::tool_result;
+
+    #[test]
+    fn an_is_error_key_beside_other_keys_is_a_flag_not_a_wrapper() {
+        // LlamaIndex's ToolOutput and pydantic-ai + fastmcp with `"is_error": false`
+        // overflowed the stack here.
+        let v = json!({"content": "3 rows", "tool_name": "run_sql", "is_error": false});
+        assert_eq!(tool_result(v.clone()), (v, Some(false), None));
+        let v = json!({"is_error": true});
+        assert_eq!(tool_result(v.clone()), (v, Some(true), None));
+    }
+
+    #[test]
+    fn wrappers_are_peeled_and_the_innermost_flag_wins() {
+        let inner = json!({"content": [{"type": "text", "text": "{\"n\": 3}"}], "isError": false});
+        let v = json!({"result": {"result": inner, "is_error": true}, "is_error": false});
+        assert_eq!(tool_result(v), (json!({"n": 3}), Some(false), None));
+        let v = json!({"result": "plain", "is_error": true});
+        assert_eq!(tool_result(v), (json!("plain"), Some(true), None));
+    }
+
+    #[test]
+    fn deep_values_do_not_recurse_without_bound() {
+        let mut v = json!({"is_error": false});
+        for _ in 0..100 {
+            v = json!({"result": v, "is_error": true});
+        }
+        assert_eq!(tool_result(v).1, Some(false));
     }
 }

@@ -878,6 +878,7 @@ pub async fn listen(
                 _ = tokio::signal::ctrl_c() => {}
                 _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending::<()>().await } } => {}
             }
+            crate::output::stop::second_signal_exits("gateway");
             // Every session ends (its streams close), then the server stops.
             for (_, c) in face
                 .sessions
@@ -893,10 +894,20 @@ pub async fn listen(
             let _ = stop_tx.send(());
         })
     };
+    let (stopping_tx, stopping_rx) = tokio::sync::oneshot::channel::<()>();
     let server = axum::serve(listener, app).with_graceful_shutdown(async {
         let _ = stop_rx.await;
+        let _ = stopping_tx.send(());
     });
-    let served = server.await;
+    // Once stopping, a connection that never finishes its request cannot hold the
+    // gateway: it waits a bounded grace.
+    let served = tokio::select! {
+        s = server => s,
+        _ = async {
+            let _ = stopping_rx.await;
+            tokio::time::sleep(crate::output::stop::GRACE).await;
+        } => Ok(()),
+    };
     stopper.abort();
     reaper.abort();
     if let Err(e) = served {
