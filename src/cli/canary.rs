@@ -67,6 +67,11 @@ pub struct Args {
     /// Folder for outputs.
     #[arg(long, default_value = "out")]
     pub(crate) out: std::path::PathBuf,
+    /// Give a stdio server this environment variable too (repeatable; `PREFIX*` for a
+    /// family, `*` for all). By default it gets only PATH, HOME, locale, time zone,
+    /// proxies, certificates and GROUNDCHECK_*: not cloud credentials or tokens.
+    #[arg(long, value_name = "NAME")]
+    pass_env: Vec<String>,
 }
 
 fn parse_every(s: &str) -> Result<Duration, String> {
@@ -151,7 +156,7 @@ async fn alert(cmd: &str, run: u64, failed: &str, message: &str) {
 /// One run: the number of failed canaries.
 async fn once(args: &Args, canaries: &[canary::Canary], source: &str) -> anyhow::Result<usize> {
     let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
-    let (client, _) = connect(source, timeout).await?;
+    let (client, _) = connect(source, timeout, &args.pass_env).await?;
     let server = args
         .server
         .clone()

@@ -73,6 +73,11 @@ pub struct Args {
     /// `--format markdown`, as docs/drift-rules.md.
     #[arg(long)]
     rules: bool,
+    /// Give a stdio server this environment variable too (repeatable; `PREFIX*` for a
+    /// family, `*` for all). By default it gets only PATH, HOME, locale, time zone,
+    /// proxies, certificates and GROUNDCHECK_*: not cloud credentials or tokens.
+    #[arg(long, value_name = "NAME")]
+    pass_env: Vec<String>,
 }
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -100,10 +105,10 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
     let (old, new) = (args.old.expect("required"), args.new.expect("required"));
     let server = args.server.as_deref();
-    let old = load(&old, server, timeout)
+    let old = load(&old, server, timeout, &args.pass_env)
         .await
         .context("cannot read OLD")?;
-    let new = load(&new, server, timeout)
+    let new = load(&new, server, timeout, &args.pass_env)
         .await
         .context("cannot read NEW")?;
     let mut drift = judge(

@@ -173,9 +173,14 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let timeout = Duration::from_secs_f64(args.call_timeout.max(0.001));
     let pin = match &args.pin {
         Some(p) => Some(
-            groundcheck::drift::snapshot::load(p, args.pin_server.as_deref(), timeout)
-                .await
-                .with_context(|| format!("--pin {p}"))?,
+            groundcheck::drift::snapshot::load(
+                p,
+                args.pin_server.as_deref(),
+                timeout,
+                &args.pass_env,
+            )
+            .await
+            .with_context(|| format!("--pin {p}"))?,
         ),
         None => None,
     };

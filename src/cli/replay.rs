@@ -41,6 +41,11 @@ pub struct Args {
 
     #[command(flatten)]
     pub(crate) output: Output,
+    /// Give a stdio server this environment variable too (repeatable; `PREFIX*` for a
+    /// family, `*` for all). By default it gets only PATH, HOME, locale, time zone,
+    /// proxies, certificates and GROUNDCHECK_*: not cloud credentials or tokens.
+    #[arg(long, value_name = "NAME")]
+    pass_env: Vec<String>,
 }
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -83,6 +88,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 &args.candidate,
                 args.server.as_deref(),
                 timeout,
+                &args.pass_env,
             )
             .await
             .with_context(|| format!("--candidate {}", args.candidate))?;

@@ -50,6 +50,11 @@ pub struct Args {
     /// Seconds the server may take to start and list its tools.
     #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = super::common::parse_seconds)]
     timeout: f64,
+    /// Give a stdio server this environment variable too (repeatable; `PREFIX*` for a
+    /// family, `*` for all). By default it gets only PATH, HOME, locale, time zone,
+    /// proxies, certificates and GROUNDCHECK_*: not cloud credentials or tokens.
+    #[arg(long, value_name = "NAME")]
+    pass_env: Vec<String>,
 }
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -58,7 +63,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => groundcheck::drift::snapshot::stdio_source(&args.command),
     };
     let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
-    let snap: Snapshot = load(&source, None, timeout).await?;
+    let snap: Snapshot = load(&source, None, timeout, &args.pass_env).await?;
     let server = args
         .server
         .clone()

@@ -90,9 +90,14 @@ pub fn stdio_source(command: &[String]) -> String {
 
 /// Takes or reads a snapshot. `server` picks one server out of stored rows that hold
 /// several; `timeout` bounds a live connection.
-pub async fn load(spec: &str, server: Option<&str>, timeout: Duration) -> Result<Snapshot> {
+pub async fn load(
+    spec: &str,
+    server: Option<&str>,
+    timeout: Duration,
+    pass_env: &[String],
+) -> Result<Snapshot> {
     match Source::parse(spec) {
-        Source::Stdio(_) | Source::Http(_) => live(spec, timeout).await,
+        Source::Stdio(_) | Source::Http(_) => live(spec, timeout, pass_env).await,
         Source::ToolsList(path) => tools_list_file(&path).await,
         Source::Stored { path, at } => stored(&path, at.as_deref(), server).await,
     }
@@ -129,7 +134,12 @@ pub fn sentence(e: &(dyn std::error::Error + 'static)) -> String {
 pub type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
 
 /// Connects to `stdio:CMD` or an http(s) URL; returns the client and a display name.
-pub async fn connect(spec: &str, timeout: Duration) -> Result<(Client, String)> {
+/// A stdio server gets the allow-listed environment (`input::child_env`) and `pass_env`.
+pub async fn connect(
+    spec: &str,
+    timeout: Duration,
+    pass_env: &[String],
+) -> Result<(Client, String)> {
     let source = spec.to_string();
     let fail = |what: &str, e: String| Error::Input(format!("{source}: {what}: {e}"));
     let work = async {
@@ -137,6 +147,7 @@ pub async fn connect(spec: &str, timeout: Duration) -> Result<(Client, String)> 
             Source::Stdio(cmd) => {
                 let mut c = tokio::process::Command::new("sh");
                 c.arg("-c").arg(format!("exec {cmd}"));
+                crate::input::child_env::apply(&mut c, pass_env);
                 let (transport, _) = rmcp::transport::TokioChildProcess::builder(c)
                     .stderr(std::process::Stdio::null())
                     .spawn()
@@ -172,8 +183,8 @@ pub fn server_info(client: &Client) -> (Option<String>, Option<String>) {
     (imp.map(|s| s.name.clone()), imp.map(|s| s.version.clone()))
 }
 
-async fn live(spec: &str, timeout: Duration) -> Result<Snapshot> {
-    let (client, source) = connect(spec, timeout).await?;
+async fn live(spec: &str, timeout: Duration, pass_env: &[String]) -> Result<Snapshot> {
+    let (client, source) = connect(spec, timeout, pass_env).await?;
     let fail = |what: &str, e: String| Error::Input(format!("{source}: {what}: {e}"));
     let listed = tokio::time::timeout(timeout, client.list_all_tools())
         .await

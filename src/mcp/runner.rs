@@ -225,8 +225,8 @@ pub async fn run_case(opts: &Options, case: &Case) -> Result<Outcome> {
         .map_err(|e| Error::Input(format!("cannot create {}: {e}", log.display())))?;
     let started = now();
     let mut cmd = tokio::process::Command::new("sh");
-    // The agent gets an allow-listed environment (src/child_env.rs), not ours.
-    crate::mcp::child_env::apply(&mut cmd, &opts.pass_env);
+    // The agent gets an allow-listed environment (input::child_env), not ours.
+    crate::input::child_env::apply(&mut cmd, &opts.pass_env);
     cmd.arg("-c")
         .arg(format!("exec {}", opts.agent))
         .env("GROUNDCHECK_CASE_ID", &case.case_id)

@@ -658,3 +658,40 @@ fn an_unreachable_server_is_a_sentence_not_a_type_dump() {
         assert!(r.stderr.contains(source), "{}", r.stderr);
     }
 }
+
+/// `snapshot` and `drift stdio:` start the server with the allow-listed environment:
+/// a credential in groundcheck's environment reaches it only through `--pass-env`.
+#[test]
+fn a_stdio_server_gets_no_credentials_unless_passed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let seen = tmp.path().join("env.txt");
+    let server = format!(
+        "stdio:sh -c 'env > {}; exec {}'",
+        seen.display(),
+        everything()
+    );
+    let snap = |extra: &[&str]| {
+        let out = tmp.path().join("out");
+        let mut c = crate::support::cmd(tmp.path());
+        c.args(["snapshot", &server, "--out", out.to_str().unwrap()])
+            .args(extra)
+            .env("AWS_SECRET_ACCESS_KEY", "gc-test-secret-not-for-servers");
+        let r = crate::support::finish(c, crate::support::RUN_LIMIT);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        std::fs::read_to_string(&seen).unwrap()
+    };
+    let env = snap(&[]);
+    assert!(env.contains("PATH="), "{env}");
+    assert!(!env.contains("gc-test-secret-not-for-servers"), "{env}");
+    let env = snap(&["--pass-env", "AWS_SECRET_ACCESS_KEY"]);
+    assert!(env.contains("AWS_SECRET_ACCESS_KEY=gc-test-secret-not-for-servers"));
+    // drift stdio: too.
+    std::fs::remove_file(&seen).unwrap();
+    let mut c = crate::support::cmd(tmp.path());
+    c.args(["drift", &server, &server])
+        .env("AWS_SECRET_ACCESS_KEY", "gc-test-secret-not-for-servers");
+    let r = crate::support::finish(c, crate::support::RUN_LIMIT);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let env = std::fs::read_to_string(&seen).unwrap();
+    assert!(!env.contains("gc-test-secret-not-for-servers"), "{env}");
+}

@@ -32,8 +32,8 @@ pub struct Upstream {
 /// environment is the allow-list plus `pass_env`.
 pub fn stdio(command: &str, pass_env: &[String]) -> Result<Upstream> {
     let mut cmd = tokio::process::Command::new("sh");
-    // The server gets an allow-listed environment (src/child_env.rs), not ours.
-    crate::mcp::child_env::apply(&mut cmd, pass_env);
+    // The server gets an allow-listed environment (input::child_env), not ours.
+    crate::input::child_env::apply(&mut cmd, pass_env);
     let mut child = cmd
         .arg("-c")
         .arg(format!("exec {command}"))
