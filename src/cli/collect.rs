@@ -257,5 +257,15 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
              OTEL_EXPORTER_OTLP_ENDPOINT http://{addr}, and does it flush before exiting?"
         );
     }
+    if st.steps == 0 {
+        // import's rule: spans no convention turns into a step are nothing usable.
+        anyhow::bail!(
+            "received {} span(s) but none gave a step: no tool call or model span that the \
+             OpenTelemetry GenAI, MCP, OpenInference or OpenLLMetry conventions describe \
+             (docs/importers.md); the requests are kept in {}",
+            st.spans,
+            groundcheck::input::import::collect::archive_dir(&args.out).display()
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -22,7 +22,7 @@ enum Command {
     /// Write OUT/review.jsonl: one line per task that needs human review, with the reasons,
     /// the automatic label, the evidence, the gold record and the trace excerpt a reviewer
     /// needs, and an empty `decision` to fill in. Reads --data.
-    Export(ExportArgs),
+    Export(Box<ExportArgs>),
     /// Read a filled-in review.jsonl and merge its decisions into DATA/reviews.jsonl (the
     /// `reviews` table; written under a temporary name, then renamed). A decision wins
     /// over the automatic label from then on. Lines whose decision is empty are skipped
@@ -53,7 +53,7 @@ struct ImportArgs {
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
-        Command::Export(a) => export(a).await,
+        Command::Export(a) => export(*a).await,
         Command::Import(a) => import(a),
     }
 }

@@ -18,8 +18,10 @@ use super::common::{Input, Output, finish};
 /// datafusion-functions-json's registered. The SQL comes from the argument, from -f FILE,
 /// from standard input when it is not a terminal, or else from an interactive prompt
 /// (history in ~/.local/state/groundcheck/history). Several statements separated by `;`
-/// run in order; each query's result is printed. Writes only --output and, with
-/// --on-bad-line skip, OUT/rejects.jsonl.
+/// run in order; each query's result is printed. Reads only the project's tables (and
+/// --table files); writes only --output and, with --on-bad-line skip, OUT/rejects.jsonl.
+/// Statements that create tables or views, or read or write other files (CREATE EXTERNAL
+/// TABLE, COPY ... TO, INSERT), need --allow-files.
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     /// The SQL to run.
@@ -29,14 +31,21 @@ pub struct Args {
     #[arg(long, short = 'f', conflicts_with = "query")]
     file: Option<PathBuf>,
 
-    /// How to print results.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    format: Format,
+    /// How to print results (default: from --output's extension, .parquet, .csv,
+    /// .json or .jsonl; else a table).
+    #[arg(long, value_enum)]
+    format: Option<Format>,
 
     /// Write the (last) result to this file instead of standard output (written under a
     /// temporary name, then renamed). Required for --format parquet.
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
+
+    /// Also run statements that create tables or views and read or write files of their
+    /// own (CREATE EXTERNAL TABLE, COPY ... TO, INSERT): they can reach any file this
+    /// process can.
+    #[arg(long)]
+    allow_files: bool,
 
     #[command(flatten)]
     input: Input,
@@ -45,8 +54,21 @@ pub struct Args {
     pub(crate) out: Output,
 }
 
-pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if args.format == Format::Parquet && args.output.is_none() {
+pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
+    if args.format.is_none() {
+        let ext = args
+            .output
+            .as_ref()
+            .and_then(|p| p.extension())
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        args.format = Some(match ext.as_deref() {
+            Some("parquet") => Format::Parquet,
+            Some("csv") => Format::Csv,
+            Some("json" | "jsonl" | "ndjson") => Format::Json,
+            _ => Format::Table,
+        });
+    }
+    if args.format == Some(Format::Parquet) && args.output.is_none() {
         bail!("--format parquet writes a file: give --output FILE");
     }
     let sql = match (&args.query, &args.file) {
@@ -81,29 +103,45 @@ async fn run_script(session: &Session, sql: &str, args: &Args) -> anyhow::Result
     let n = statements.len();
     let mut last: Option<(arrow::datatypes::SchemaRef, Vec<RecordBatch>)> = None;
     for (i, stmt) in statements.into_iter().enumerate() {
-        let (schema, batches) = execute(session, stmt).await?;
+        let (schema, batches) = execute(session, stmt, args.allow_files).await?;
         if args.output.is_some() {
             last = Some((schema, batches));
         } else if !schema.fields().is_empty() {
             let mut stdout = super::print::stdout();
-            print_batches(&mut stdout, args.format, &schema, &batches)?;
-            if i + 1 < n && args.format == Format::Table {
+            print_batches(&mut stdout, format(args), &schema, &batches)?;
+            if i + 1 < n && format(args) == Format::Table {
                 writeln!(stdout).map_err(|e| groundcheck::Error::io("stdout", e))?;
             }
         }
     }
     if let (Some(path), Some((schema, batches))) = (&args.output, last) {
-        write_file(path, args.format, schema, &batches)?;
+        write_file(path, format(args), schema, &batches)?;
     }
     Ok(())
+}
+
+/// The format `run` settled on.
+fn format(args: &Args) -> Format {
+    args.format.unwrap_or(Format::Table)
 }
 
 async fn execute(
     session: &Session,
     stmt: Statement,
+    allow_files: bool,
 ) -> anyhow::Result<(arrow::datatypes::SchemaRef, Vec<RecordBatch>)> {
     let state = session.ctx.state();
     let plan = state.statement_to_plan(stmt).await?;
+    let options = datafusion::execution::context::SQLOptions::new()
+        .with_allow_ddl(allow_files)
+        .with_allow_dml(allow_files);
+    if options.verify_plan(&plan).is_err() {
+        bail!(
+            "`groundcheck sql` reads the project's tables and writes only --output: this \
+             statement creates a table or view, or reads or writes a file of its own; give \
+             --allow-files to run it"
+        );
+    }
     let df = session.ctx.execute_logical_plan(plan).await?;
     let schema = std::sync::Arc::new(df.schema().as_arrow().clone());
     let batches = df.collect().await.map_err(groundcheck::Error::from)?;

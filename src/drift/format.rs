@@ -21,14 +21,40 @@ pub enum Format {
 
 pub fn render(d: &Drift, format: Format) -> crate::error::Result<String> {
     Ok(match format {
-        Format::Table => table(d),
+        // Text a terminal or a CI log shows: a tool's name or description can carry NUL,
+        // ESC or a right-to-left override, which would rewrite what the reader sees.
+        Format::Table => visible(&table(d)),
         Format::Json => serde_json::to_string_pretty(&to_json(d)).expect("json") + "\n",
-        Format::Markdown => markdown(d),
+        Format::Markdown => visible(&markdown(d)),
+        // JSON escapes control characters itself.
         Format::Sarif => serde_json::to_string_pretty(&sarif(d)).expect("json") + "\n",
         Format::Junit => junit(d),
-        Format::Github => github(d),
+        Format::Github => visible(&github(d)),
         Format::Html => html(d)?,
     })
+}
+
+/// A character that must not reach a reader raw: control characters (but the line
+/// breaks the formats write) and the bidirectional controls that reorder text.
+fn hidden(c: char) -> bool {
+    (c.is_control() && c != '\n')
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `s` with every hidden character written out as `\u{…}`.
+fn visible(s: &str) -> String {
+    if !s.chars().any(hidden) {
+        return s.to_string();
+    }
+    s.chars()
+        .map(|c| {
+            if hidden(c) {
+                format!("\\u{{{:x}}}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// The HTML page: a stacked bar per tool of its changes by severity (at most 40 tools,
@@ -359,8 +385,11 @@ fn sarif(d: &Drift) -> Value {
     })
 }
 
+/// Text for XML 1.0: escaped, and the characters XML 1.0 cannot hold at all (most
+/// control characters, even as references) written out as `\u{…}`.
 fn xml(s: &str) -> String {
-    s.replace('&', "&amp;")
+    visible(s)
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
@@ -461,4 +490,20 @@ fn github(d: &Drift) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{visible, xml};
+
+    #[test]
+    fn hidden_characters_are_written_out() {
+        assert_eq!(
+            visible("a\u{0}b\u{1b}[31m\u{202e}c\nd"),
+            "a\\u{0}b\\u{1b}[31m\\u{202e}c\nd"
+        );
+        assert_eq!(visible("plain"), "plain");
+        // XML 1.0 cannot hold U+0001 even as &#1;.
+        assert_eq!(xml("x\u{1}<y>"), "x\\u{1}&lt;y&gt;");
+    }
 }

@@ -19,7 +19,7 @@ use datafusion::datasource::listing::{
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_plan::streaming::PartitionStream;
 use datafusion::prelude::SessionContext;
-use object_store::ObjectStore;
+use object_store::{ObjectStore, ObjectStoreExt};
 
 pub use crate::engine::context::Cluster;
 use crate::error::{Error, Result};
@@ -230,6 +230,52 @@ impl Session {
         session.register(&source)?;
         session.sources.push(source);
         Ok(session)
+    }
+
+    /// When the project has no case (no cases file, or JSON-lines files that are empty
+    /// or blank), the sentence that says so: every task would go unlabeled. Files over
+    /// 64 KiB are taken to hold something (not read twice).
+    pub async fn empty_cases(&self) -> Option<String> {
+        let cases = self.sources.iter().find(|s| s.spec.name == "cases")?;
+        // No traces either: `nothing_to_label` says that first.
+        let steps = self.sources.iter().find(|s| s.spec.name == "steps");
+        if steps.is_some_and(|s| s.files.is_empty()) {
+            return None;
+        }
+        if cases.files.is_empty() {
+            return Some(format!(
+                "no task to label: no cases at {} (cases.jsonl or .parquet; --table cases=PATH \
+                 names another); --allow-empty writes empty labels",
+                cases.searched
+            ));
+        }
+        if cases.format != Some(Format::Jsonl) {
+            return None;
+        }
+        for f in &cases.files {
+            if f.meta.size > 64 * 1024 {
+                return None;
+            }
+            if f.meta.size > 0 {
+                let bytes = cases
+                    .store
+                    .get(&f.meta.location)
+                    .await
+                    .ok()?
+                    .bytes()
+                    .await
+                    .ok()?;
+                if bytes.iter().any(|b| !b.is_ascii_whitespace()) {
+                    return None;
+                }
+            }
+        }
+        let names: Vec<&str> = cases.files.iter().map(|f| f.display.as_str()).collect();
+        Some(format!(
+            "no task to label: {} hold(s) no case (empty or blank); --allow-empty writes empty \
+             labels",
+            names.join(", ")
+        ))
     }
 
     /// Why a labeling found no task, in one sentence: what was looked for, where.

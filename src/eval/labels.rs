@@ -128,6 +128,14 @@ impl Labeler {
             drop(out);
             return Err(Error::Input(self.session.nothing_to_label()));
         }
+        // Tasks, but no case to judge them by: every one would be unlabeled. Checked once
+        // the traces were read, so that a bad line in them is what the user hears first.
+        if !opts.allow_empty
+            && let Some(why) = self.session.empty_cases().await
+        {
+            drop(out);
+            return Err(Error::Input(why));
+        }
         out.finish()?;
         Ok(done)
     }

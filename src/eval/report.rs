@@ -79,7 +79,9 @@ pub async fn flips(
         ctx.register_table(name, df.into_view())?;
     }
     queries::register_named(&ctx, &["label_flips"]).await?;
-    let (_, batches) = collect(&ctx, "SELECT * FROM label_flips").await?;
+    // A view's ORDER BY does not survive a SELECT over it (DataFusion drops the sort):
+    // order here, or the lines come in another order on each run.
+    let (_, batches) = collect(&ctx, "SELECT * FROM label_flips ORDER BY case_id, change").await?;
     Ok(rows_as_json(&batches)?
         .into_iter()
         .map(|r| {

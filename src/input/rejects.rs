@@ -70,18 +70,22 @@ impl Rejects {
     }
 
     /// Writes `rejects.jsonl` into `dir` (write, then rename). Returns the path written, or
-    /// `None` when there was nothing to write.
+    /// `None` when there was nothing to write; then a `rejects.jsonl` an earlier run left
+    /// in `dir` is removed, so the folder speaks of this run only.
     pub fn write(&self, dir: &Path) -> std::io::Result<Option<std::path::PathBuf>> {
         let all = self.all();
+        let path = dir.join("rejects.jsonl");
         if all.is_empty() {
-            return Ok(None);
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => return Ok(None),
+            }
         }
         let mut text = String::new();
         for r in &all {
             text.push_str(&to_json(r).to_string());
             text.push('\n');
         }
-        let path = dir.join("rejects.jsonl");
         write_atomic(&path, text.as_bytes())?;
         Ok(Some(path))
     }

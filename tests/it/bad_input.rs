@@ -825,3 +825,72 @@ fn drift_over_ref_cycles_finds_the_changes_and_ends() {
         assert!(r.stdout.contains(rule), "{rule}\n{}", r.stdout);
     }
 }
+
+/// A cases.jsonl that is empty, blank or a folder holds no case: `label` and `report`
+/// exit 2 saying so (every task would have gone unlabeled with exit 0), and write nothing.
+#[test]
+fn empty_blank_or_folder_cases_are_loud() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, make) in [
+        ("empty", Some("")),
+        ("blank", Some(" \n\n\t\n")),
+        ("folder", None),
+    ] {
+        let proj = tmp.path().join(name);
+        crate::support::copy_dir(&crate::support::demo(), &proj);
+        let cases = proj.join("cases.jsonl");
+        std::fs::remove_file(&cases).unwrap();
+        match make {
+            Some(text) => std::fs::write(&cases, text).unwrap(),
+            None => std::fs::create_dir(&cases).unwrap(),
+        }
+        for verb in ["label", "report"] {
+            let out = tmp.path().join(format!("out-{name}-{verb}"));
+            let r = crate::support::run(
+                tmp.path(),
+                &[
+                    verb,
+                    "-q",
+                    "--data",
+                    proj.to_str().unwrap(),
+                    "--out",
+                    out.to_str().unwrap(),
+                ],
+            );
+            assert_eq!(r.code, 2, "{name} {verb}: {}", r.stderr);
+            assert!(
+                r.stderr.starts_with("error: no task to label: ")
+                    && r.stderr.contains("cases")
+                    && r.stderr.lines().count() == 1,
+                "{name} {verb}: {}",
+                r.stderr
+            );
+            assert!(!out.join("labels.jsonl").exists(), "{name} {verb}");
+        }
+    }
+}
+
+/// A clean rerun into a folder that holds an earlier run's rejects.jsonl removes it.
+#[test]
+fn a_clean_rerun_removes_stale_rejects() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("rejects.jsonl"), "{\"stale\":true}\n").unwrap();
+    let demo = crate::support::demo();
+    ok(
+        tmp.path(),
+        &[
+            "label",
+            "-q",
+            "--on-bad-line",
+            "skip",
+            "--data",
+            demo.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(out.join("labels.jsonl").exists());
+    assert!(!out.join("rejects.jsonl").exists());
+}

@@ -232,10 +232,27 @@ fn sql_output_formats() {
             d.to_str().unwrap(),
             "--format",
             "json",
+            "--allow-files",
             "CREATE EXTERNAL TABLE g STORED AS PARQUET LOCATION 'g.parquet'; SELECT term FROM g ORDER BY term",
         ],
     );
     assert_eq!(back, "{\"term\":\"MRR\"}\n{\"term\":\"active customer\"}\n");
+    // Without --allow-files, statements that reach files of their own are refused, and
+    // nothing is written.
+    for stmt in [
+        "CREATE EXTERNAL TABLE p STORED AS CSV LOCATION '/etc/passwd'",
+        "COPY (SELECT 1 AS a) TO 'copied.csv' STORED AS CSV",
+        "CREATE VIEW v AS SELECT 1",
+    ] {
+        let r = run(tmp.path(), &["sql", "--data", d.to_str().unwrap(), stmt]);
+        assert_eq!(r.code, 2, "{stmt}: {}", r.stderr);
+        assert!(
+            r.stderr.contains("give --allow-files"),
+            "{stmt}: {}",
+            r.stderr
+        );
+    }
+    assert!(!tmp.path().join("copied.csv").exists());
 }
 
 #[test]
@@ -517,4 +534,30 @@ fn notes_about_empty_tables_wait_for_verbose() {
         "{}",
         loud.stderr
     );
+}
+
+/// `sql -o FILE` writes the format its extension names when --format is not given.
+#[test]
+fn sql_output_format_follows_the_extension() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = demo();
+    for (file, starts) in [
+        ("x.parquet", &b"PAR1"[..]),
+        ("x.csv", &b"a\n1\n"[..]),
+        ("x.jsonl", &b"{\"a\":1}\n"[..]),
+    ] {
+        ok(
+            tmp.path(),
+            &[
+                "sql",
+                "--data",
+                d.to_str().unwrap(),
+                "-o",
+                file,
+                "SELECT 1 AS a",
+            ],
+        );
+        let bytes = std::fs::read(tmp.path().join(file)).unwrap();
+        assert!(bytes.starts_with(starts), "{file}: {bytes:?}");
+    }
 }

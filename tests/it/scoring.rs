@@ -249,6 +249,7 @@ fn every_output_column_is_documented() {
             tmp.path(),
             &[
                 "sql",
+                "--allow-files",
                 "--data",
                 demo().to_str().unwrap(),
                 "--format",
@@ -822,5 +823,95 @@ fn the_readme_counts_the_drift_rules_there_are() {
     assert!(
         readme.contains(&format!("[{rows} rules](docs/drift-rules.md)")),
         "README.md should say [{rows} rules](docs/drift-rules.md)"
+    );
+}
+
+/// Cases that vanish from side B are regressions: `--fail-on-regression` exits 1 and
+/// names them (it printed "no case flipped" and exited 0 when B lost 44 of 118 cases).
+#[test]
+fn report_diff_counts_cases_that_vanished() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fewer = tmp.path().join("fewer");
+    crate::support::copy_dir(&demo(), &fewer);
+    let cases = std::fs::read_to_string(fewer.join("cases.jsonl")).unwrap();
+    let lines: Vec<&str> = cases.lines().collect();
+    let gone: Vec<String> = lines[..3]
+        .iter()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["case_id"].as_str().unwrap().to_string()
+        })
+        .collect();
+    std::fs::write(fewer.join("cases.jsonl"), lines[3..].join("\n") + "\n").unwrap();
+    let demo = demo();
+    ok(
+        tmp.path(),
+        &[
+            "label",
+            "-q",
+            "--data",
+            demo.to_str().unwrap(),
+            "--out",
+            "a",
+        ],
+    );
+    ok(
+        tmp.path(),
+        &[
+            "label",
+            "-q",
+            "--data",
+            fewer.to_str().unwrap(),
+            "--out",
+            "b",
+        ],
+    );
+    let r = run(
+        tmp.path(),
+        &[
+            "report",
+            "diff",
+            "a::task-specific",
+            "b::task-specific",
+            "--fail-on-regression",
+        ],
+    );
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    // Their steps are still in B's traces: a case B lacks is "missing in B" when no
+    // task of it is labeled, or an undecided one when its steps are (both regressions).
+    for id in &gone {
+        assert!(
+            r.stdout.contains(&format!("  {id}: missing in B"))
+                || r.stdout.contains(&format!("  {id}: correct -> undecided")),
+            "{id}: {}",
+            r.stdout
+        );
+    }
+    // The same diff twice prints the same lines.
+    let again = run(
+        tmp.path(),
+        &["report", "diff", "a::task-specific", "b::task-specific"],
+    );
+    let first = run(
+        tmp.path(),
+        &["report", "diff", "a::task-specific", "b::task-specific"],
+    );
+    assert_eq!(again.stdout, first.stdout);
+    // The other way round: cases only B... here only A has them, listed, not regressions.
+    let r = run(
+        tmp.path(),
+        &[
+            "report",
+            "diff",
+            "b::task-specific",
+            "a::task-specific",
+            "--fail-on-regression",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains(&format!("  {}: ", gone[0])),
+        "{}",
+        r.stdout
     );
 }

@@ -209,8 +209,9 @@ impl Collector {
             st.batch += 1;
             (spans, st.batch)
         };
+        let n_spans = spans.len();
         let mut imported = Imported {
-            records: spans.len(),
+            records: n_spans,
             ..Imported::default()
         };
         let steps = super::spans::steps(spans, &self.opts.import, &mut imported);
@@ -221,7 +222,13 @@ impl Collector {
             .out
             .join("traces")
             .join(format!("collect-{}-{batch:04}.parquet", self.stamp));
-        if !imported.steps.is_empty() {
+        if imported.steps.is_empty() {
+            // Loud, batch by batch: the agent's spans follow no convention we read.
+            eprintln!(
+                "collect: warning: {n_spans} span(s) of finished traces gave no step (no tool \
+                 call or model span any convention describes); they are in the archive"
+            );
+        } else {
             let b = super::steps_batch(&imported.steps)?;
             let mut f = ParquetFile::create(&path, b.schema())?;
             f.write(&b)?;
