@@ -252,6 +252,16 @@ impl Input {
 
 /// Prints the session's notes, then writes rejects (if any) and says how many.
 pub fn finish(session: &Session, out: &Path, quiet: bool) -> anyhow::Result<()> {
+    finish_as(session, out, quiet, false)
+}
+
+/// `finish` for a verb whose outputs in `out` are one set (label, report, ingest): a
+/// clean run also removes the rejects.jsonl an earlier run left there.
+pub fn finish_set(session: &Session, out: &Path, quiet: bool) -> anyhow::Result<()> {
+    finish_as(session, out, quiet, true)
+}
+
+fn finish_as(session: &Session, out: &Path, quiet: bool, replace: bool) -> anyhow::Result<()> {
     if !quiet {
         for note in &session.notes {
             eprintln!("note: {note}");
@@ -262,7 +272,11 @@ pub fn finish(session: &Session, out: &Path, quiet: bool) -> anyhow::Result<()> 
             }
         }
     }
-    if let Some(path) = session.rejects.write(out).context("cannot write rejects")? {
+    if let Some(path) = session
+        .rejects
+        .write(out, replace)
+        .context("cannot write rejects")?
+    {
         eprintln!(
             "rejected {} input line(s); they are in {}",
             session.rejects.len(),
@@ -339,7 +353,7 @@ pub async fn write_labels(
     };
     let result = labeler.write(dir, &opts, &on_chunk).await;
     bar.finish_and_clear();
-    finish(&labeler.session, &output.out, output.quiet)?;
+    finish_set(&labeler.session, &output.out, output.quiet)?;
     let done = result?;
     if oracle.policy_oracle.is_some() {
         eprintln!("policy oracle checked {} call(s)", done.oracle_calls);

@@ -7,7 +7,7 @@ use clap::Args as ClapArgs;
 use groundcheck::engine::ingest::{IngestOptions, ingest, progress_bar};
 use groundcheck::engine::session::Format;
 
-use super::common::{Input, Output, finish};
+use super::common::{Input, Output, finish_set};
 use super::print::outln;
 
 /// Convert the project's JSONL (and Parquet) inputs to Parquet under --out, in the same
@@ -61,7 +61,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let result = ingest(&session, out, &opts, Some(progress)).await;
     bar.finish_and_clear();
     // Rejects are written even when a later table failed: they were read and must not be lost.
-    finish(&session, out, args.output.quiet)?;
+    finish_set(&session, out, args.output.quiet)?;
     let done = result.with_context(|| format!("ingest into {} failed", out.display()))?;
     for t in &done {
         outln!(

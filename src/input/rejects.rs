@@ -70,12 +70,16 @@ impl Rejects {
     }
 
     /// Writes `rejects.jsonl` into `dir` (write, then rename). Returns the path written, or
-    /// `None` when there was nothing to write; then a `rejects.jsonl` an earlier run left
-    /// in `dir` is removed, so the folder speaks of this run only.
-    pub fn write(&self, dir: &Path) -> std::io::Result<Option<std::path::PathBuf>> {
+    /// `None` when there was nothing to write; then, with `replace` (a verb whose outputs
+    /// in `dir` are a set: label, report, ingest), a `rejects.jsonl` an earlier run left
+    /// there is removed, so the folder speaks of this run only.
+    pub fn write(&self, dir: &Path, replace: bool) -> std::io::Result<Option<std::path::PathBuf>> {
         let all = self.all();
         let path = dir.join("rejects.jsonl");
         if all.is_empty() {
+            if !replace {
+                return Ok(None);
+            }
             match std::fs::remove_file(&path) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
                 _ => return Ok(None),

@@ -12,6 +12,7 @@
 //! Each task draws from its own generator (seed, task index): shards can be written in
 //! any order and the same seed always gives the same bytes.
 
+pub mod attack;
 pub mod context;
 mod vary;
 

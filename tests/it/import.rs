@@ -429,3 +429,30 @@ fn importers_never_panic_on_mutated_real_traces() {
         .join()
         .unwrap();
 }
+
+/// An OTLP file whose attribute nests 50,000 kvlists deep is refused with a sentence that
+/// names it (it overflowed the stack: prost has no depth limit in this process).
+#[test]
+fn a_deeply_nested_otlp_file_is_refused_not_a_crash() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("deep.pb");
+    std::fs::write(&file, groundcheck::synth::attack::deep_request(50_000)).unwrap();
+    let out = tmp.path().join("out");
+    let r = run(
+        &root(),
+        &[
+            "import",
+            "otlp",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("deep.pb: ") && r.stderr.contains("nest deeper than 100 levels"),
+        "{}",
+        r.stderr
+    );
+    assert!(!out.join("traces").exists());
+}

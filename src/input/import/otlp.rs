@@ -380,3 +380,26 @@ pub fn spans_of(req: ExportTraceServiceRequest, out: &mut Vec<Span>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_DEPTH, check_depth, decode_request};
+    use crate::synth::attack::deep_request;
+
+    #[test]
+    fn shallow_requests_pass_and_deep_ones_are_refused_without_recursion() {
+        let ok = deep_request(3);
+        check_depth(&ok).unwrap();
+        let req = decode_request(&ok).unwrap();
+        assert_eq!(req.resource_spans[0].scope_spans[0].spans[0].name, "s");
+        // 50,000 kvlists overflowed the stack in prost without its recursion limit.
+        let deep = deep_request(50_000);
+        let err = decode_request(&deep).unwrap_err();
+        assert!(err.contains(&format!("deeper than {MAX_DEPTH}")), "{err}");
+        // Six messages down to the first value, three more per level: 31 levels are 99
+        // messages and decode; 32 are 102 and are refused.
+        let edge = deep_request((MAX_DEPTH - 6) / 3);
+        decode_request(&edge).unwrap();
+        assert!(check_depth(&deep_request((MAX_DEPTH - 6) / 3 + 1)).is_err());
+    }
+}
