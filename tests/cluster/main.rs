@@ -209,6 +209,21 @@ fn project(s3: &S3Server, dir: &Path, tasks: &str) -> &'static str {
     "s3://lake/gen"
 }
 
+/// `groundcheck report -q ARGS` started in its own process group, its stderr piped.
+fn spawn_report(s3: &S3Server, args: &[&str]) -> Child {
+    s3.env(
+        Command::new(env!("CARGO_BIN_EXE_groundcheck"))
+            .args(["report", "-q"])
+            .args(args),
+    )
+    .stdin(Stdio::null())
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .process_group(0)
+    .spawn()
+    .expect("start groundcheck report")
+}
+
 /// Waits for `job` to end within `limit` (else kills it and fails), its stderr.
 fn wait_job(mut job: Child, limit: Duration) -> (std::process::ExitStatus, String) {
     let started = Instant::now();
@@ -306,10 +321,9 @@ fn label_and_report_on_a_cluster_equal_the_local_run_and_survive_a_dead_executor
         .iter()
         .map(|(_, log)| count(log, "Execute task"))
         .collect();
-    let mut job = s3
-        .env(Command::new(env!("CARGO_BIN_EXE_groundcheck")).args([
-            "report",
-            "-q",
+    let mut job = spawn_report(
+        &s3,
+        &[
             "--data",
             data,
             "--cluster",
@@ -318,13 +332,8 @@ fn label_and_report_on_a_cluster_equal_the_local_run_and_survive_a_dead_executor
             "4",
             "--out",
             killed.to_str().unwrap(),
-        ]))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap();
+        ],
+    );
     let first = (0..2400)
         .find_map(|_| {
             let busy = executors
@@ -461,10 +470,9 @@ fn a_frozen_cluster_ends_the_verb_with_a_sentence() {
     );
     let log = &executors[0].1;
     let before = count(log, "Execute task");
-    let job = s3
-        .env(Command::new(env!("CARGO_BIN_EXE_groundcheck")).args([
-            "report",
-            "-q",
+    let job = spawn_report(
+        &s3,
+        &[
             "--data",
             data,
             "--cluster",
@@ -473,13 +481,8 @@ fn a_frozen_cluster_ends_the_verb_with_a_sentence() {
             "10",
             "--out",
             dir.join("frozen").to_str().unwrap(),
-        ]))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap();
+        ],
+    );
     // Freeze the executor once it runs a task of the job.
     wait_for(log, "Execute task", before);
     let pid = executors[0].0.as_ref().unwrap().0.id() as i32;
