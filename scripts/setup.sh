@@ -62,12 +62,13 @@ echo "setup: node $(node --version), MCP server-everything $(node -p 'require(".
 
 # Real producers of traces for the importer and collector tests (tests/producers): the
 # official MCP SDKs, fastmcp, pydantic-ai, openai-agents, OpenTelemetry, OpenInference,
-# OpenLLMetry and a Phoenix server, each set in its own venv (they conflict: OpenLLMetry's
-# MCP instrumentation loads only with mcp<2), pinned by tests/producers/requirements-*.txt.
+# OpenLLMetry, a Phoenix server, Strands Agents, smolagents and LangGraph, each set in its
+# own venv (they conflict: OpenLLMetry's MCP instrumentation and smolagents' MCP adapter
+# load only with mcp<2, Strands pins mcp<2.2), pinned by tests/producers/requirements-*.txt.
 # A venv is rebuilt when its requirements file changes.
 venvs="${GROUNDCHECK_VENVS:-$HOME/.cache/groundcheck/venvs}"
 mkdir -p "$venvs"
-for v in producers openllmetry phoenix; do
+for v in producers openllmetry phoenix strands smolagents langgraph; do
   req="tests/producers/requirements-$v.txt"
   sum=$(sha256sum "$req" | cut -c1-16)
   if [ "$(cat "$venvs/$v/.requirements" 2>/dev/null)" != "$sum" ]; then

@@ -195,6 +195,43 @@ fn openai_agents_and_openllmetry_samples() {
 }
 
 #[test]
+fn strands_smolagents_and_langgraph_samples() {
+    // The captured exports of the producers that follow the conventions in other ways:
+    // messages in span events (Strands), Python-call inputs and an answering tool
+    // (smolagents), bare-string inputs and ToolMessage results (LangGraph).
+    for (dir, summary, model_ids) in [
+        ("strands", "merged into 6 call(s), 9 model call(s)", true),
+        (
+            "strands-latest",
+            "merged into 6 call(s), 9 model call(s)",
+            true,
+        ),
+        (
+            "smolagents",
+            "merged into 9 call(s) (3 of them the agent's answer), 9 model call(s)",
+            false,
+        ),
+        ("langgraph", "merged into 6 call(s), 9 model call(s)", true),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = root().join("tests/fixtures/import/captured").join(dir);
+        crate::support::copy_dir(&src, tmp.path());
+        let ids = std::fs::read_to_string(tmp.path().join("ids.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .map(|v| {
+                (
+                    v["conversation"].as_str().unwrap().to_string(),
+                    v["trace_id"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        crate::producers::check_producer_steps(tmp.path(), &ids, summary, model_ids);
+    }
+}
+
+#[test]
 fn mcp_logs_give_steps_and_a_snapshot() {
     let tmp = tempfile::tempdir().unwrap();
     let out = ok(

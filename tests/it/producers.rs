@@ -83,7 +83,7 @@ pub fn project(dir: &Path, source_trace: &str) -> PathBuf {
     p
 }
 
-fn files(dir: &Path, ext: &str) -> Vec<String> {
+pub fn files(dir: &Path, ext: &str) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| e.ok())
@@ -490,6 +490,116 @@ fn openai_agents_with_openinference() {
         ),
         golden(8)
     );
+}
+
+/// A producer in its own venv whose MCP server (fastmcp 4) runs in the producers venv.
+fn produce_beside(venv: &str, script: &str, dir: &Path, args: &[&str]) -> BTreeMap<String, String> {
+    let agent = dir.join("agent");
+    let mut all = vec!["--spans-file", agent.to_str().unwrap()];
+    all.extend_from_slice(args);
+    produce(
+        venv,
+        script,
+        dir,
+        &all,
+        &[(
+            "GC_SERVER_PYTHON",
+            venv_python("producers").display().to_string(),
+        )],
+    )
+}
+
+/// Imports a producer's files (agent and servers), and checks what every producer must
+/// give: Server A's steps exactly, the rejected query and its retry, each result's as_of,
+/// and the demo's golden labels for the case.
+fn check_producer(d: &Path, ids: &BTreeMap<String, String>, summary: &str, model_ids: bool) {
+    let (proj, traces) = check_producer_steps(d, ids, summary, model_ids);
+    assert_eq!(
+        labels(
+            &proj,
+            &d.join("out"),
+            &["--table", &format!("steps={}", traces.display())]
+        ),
+        golden(8)
+    );
+}
+
+/// The steps part of `check_producer`; returns the project and the imported traces.
+pub fn check_producer_steps(
+    d: &Path,
+    ids: &BTreeMap<String, String>,
+    summary: &str,
+    model_ids: bool,
+) -> (PathBuf, PathBuf) {
+    let a = &ids["generic-emea-active"];
+    let proj = project(d, a);
+    let cases = proj.join("cases.jsonl");
+    let out = crate::import::import(
+        "otlp",
+        &files(d, ".pb"),
+        &["--cases", cases.to_str().unwrap()],
+        &d.join("imp"),
+    );
+    assert!(out.contains(summary), "want {summary} in\n{out}");
+    let traces = d.join("imp/traces");
+    let got = steps(&proj, &traces);
+    check_server_a_steps(&got, a, model_ids);
+    let c = &ids["generic-bad-query"];
+    let retry = sql_csv(
+        &proj,
+        &[("steps", &traces)],
+        &format!(
+            "SELECT trace_id, step, tool, is_error, result LIKE '%syntax error at or near%' AS says_why, \
+             as_of IS NOT NULL AS has_as_of FROM steps WHERE kind = 'tool_result' AND trace_id = '{c}' ORDER BY step"
+        ),
+    );
+    assert_eq!(
+        retry,
+        format!(
+            "trace_id,step,tool,is_error,says_why,has_as_of\n{c},4,run_sql,true,true,false\n{c},7,run_sql,false,false,true\n"
+        ),
+        "the rejected query is an error, its retry is not"
+    );
+    (proj, traces)
+}
+
+#[test]
+fn strands_agents_with_messages_in_span_events_and_in_attributes() {
+    // Strands' own GenAI spans: by default the messages are per-message span events
+    // (conventions 1.36); opted into the latest conventions, they are
+    // `gen_ai.client.inference.operation.details` events and tool attributes.
+    for semconv in ["legacy", "latest"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        let ids = produce_beside("strands", "strands_agent.py", d, &["--semconv", semconv]);
+        check_producer(d, &ids, "merged into 6 call(s), 9 model call(s)", true);
+    }
+}
+
+#[test]
+fn smolagents_with_openinference() {
+    // Arguments recorded as a Python call ({"args", "kwargs"}), messages as typed
+    // contents, the answer given through smolagents' final_answer tool, and an MCP
+    // client that propagates no context: the server's spans join by tool and time.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let ids = produce_beside("smolagents", "smolagents_agent.py", d, &[]);
+    check_producer(
+        d,
+        &ids,
+        "merged into 9 call(s) (3 of them the agent's answer), 9 model call(s)",
+        false,
+    );
+}
+
+#[test]
+fn langgraph_with_openinference() {
+    // LangChain's tool spans record a one-argument tool's input as a bare string and the
+    // result as a ToolMessage: the arguments are the model's, by the message's call id.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let ids = produce_beside("langgraph", "langgraph_agent.py", d, &[]);
+    check_producer(d, &ids, "merged into 6 call(s), 9 model call(s)", true);
 }
 
 #[test]

@@ -17,6 +17,16 @@ run producers pydantic_agent.py "$work/genai"
 run producers pydantic_agent.py "$work/oi" --instrumentation openinference
 run producers openai_agents_agent.py "$work/oa"
 run openllmetry mcp_sdk_client.py "$work/oll"
+# Producers in venvs of their own, their fastmcp server run by the producers venv.
+export GC_SERVER_PYTHON="$venvs/producers/bin/python"
+run strands strands_agent.py "$work/strands"
+run strands strands_agent.py "$work/strands-latest" --semconv latest
+run smolagents smolagents_agent.py "$work/smolagents"
+run langgraph langgraph_agent.py "$work/langgraph"
+for p in strands strands-latest smolagents langgraph; do
+  mkdir -p "$out/$p"
+  cp "$work/$p"/*.pb "$work/$p/ids.jsonl" "$out/$p/"
+done
 mkdir -p "$out/pydantic-ai-genai" "$out/openai-agents" "$out/openllmetry" "$out/phoenix"
 cp "$work/genai"/*.pb "$work/genai/agent.jsonl" "$work/genai/ids.jsonl" "$out/pydantic-ai-genai/"
 cp "$work/oa"/*.pb "$work/oa/ids.jsonl" "$out/openai-agents/"

@@ -146,8 +146,13 @@ impl Imported {
         let c = &self.counts;
         if format != Format::McpLog {
             let skipped: usize = c.skipped.values().sum();
+            let answered = if c.answer_tools > 0 {
+                format!(" ({} of them the agent's answer)", c.answer_tools)
+            } else {
+                String::new()
+            };
             let mut line = format!(
-                "{} span(s): {} tool span(s) merged into {} call(s), {} model call(s), {} skipped",
+                "{} span(s): {} tool span(s) merged into {} call(s){answered}, {} model call(s), {} skipped",
                 c.spans, c.tool_spans, c.calls, c.model_spans, skipped
             );
             if skipped > 0 {
@@ -261,6 +266,24 @@ pub(crate) fn number(mut steps: Vec<Step>, opts: &Options, out: &mut Imported) {
     } else {
         &opts.run_id
     };
+    // A trace without its question or its final answer is not wrong, it is unknown:
+    // say so here (labels leave such a task undecided, with the reason, for review).
+    let mut asked: BTreeMap<&str, (bool, bool)> = BTreeMap::new();
+    for s in &steps {
+        let e = asked.entry(s.trace_id.as_str()).or_default();
+        e.0 |= s.kind == "user";
+        e.1 |= s.kind == "answer";
+    }
+    let no_question = asked.values().filter(|(q, _)| !q).count();
+    let no_answer = asked.values().filter(|(_, a)| !a).count();
+    for (what, k) in [
+        ("question (no user step) in traces", no_question),
+        ("final answer (no answer step) in traces", no_answer),
+    ] {
+        if k > 0 {
+            *out.lacking.entry(what.to_string()).or_default() += k;
+        }
+    }
     let mut n = 0;
     let mut last_trace = String::new();
     let mut lack = |what: &str| *out.lacking.entry(what.to_string()).or_default() += 1;

@@ -18,7 +18,7 @@ use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
 use prost::Message;
 use serde_json::{Map, Value};
 
-use super::spans::{Span, SpanKind};
+use super::spans::{Event, Span, SpanKind};
 use super::{Input, bad, documents};
 use crate::error::{Error, Result};
 
@@ -375,6 +375,16 @@ pub fn spans_of(req: ExportTraceServiceRequest, out: &mut Vec<Span>) {
                         .filter(|m| error && !m.is_empty())
                         .or(exception.filter(|_| error)),
                     attrs,
+                    events: s
+                        .events
+                        .iter()
+                        .filter(|e| e.name != "exception")
+                        .map(|e| Event {
+                            name: e.name.clone(),
+                            time: time(e.time_unix_nano),
+                            attrs: attributes(&e.attributes),
+                        })
+                        .collect(),
                 });
             }
         }

@@ -15,7 +15,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
-use super::spans::{Span, SpanKind};
+use super::spans::{Event, Span, SpanKind};
 use super::{Input, bad, documents, parse_time};
 use crate::error::Result;
 
@@ -104,6 +104,24 @@ fn span(file: &str, line: usize, item: Value) -> Result<Span> {
         error,
         error_message: Some(s("status_message")).filter(|m| error && !m.is_empty()),
         attrs,
+        events: get("events")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| {
+                let name = e.get("name")?.as_str()?.to_string();
+                let mut attrs = Map::new();
+                if let Some(a) = e.get("attributes") {
+                    flatten("", a, &mut attrs);
+                }
+                Some(Event {
+                    time: e.get("timestamp").and_then(time),
+                    name,
+                    attrs,
+                })
+            })
+            .filter(|e| e.name != "exception")
+            .collect(),
     })
 }
 

@@ -64,6 +64,16 @@ pub struct Span {
     /// The status message, else an `exception` event's message.
     pub error_message: Option<String>,
     pub attrs: Map<String, Value>,
+    /// Span events other than `exception` (some conventions carry the messages there).
+    pub events: Vec<Event>,
+}
+
+/// A span event: its name, time and attributes.
+#[derive(Debug, Clone, Default)]
+pub struct Event {
+    pub name: String,
+    pub time: Option<DateTime<Utc>>,
+    pub attrs: Map<String, Value>,
 }
 
 impl Span {
@@ -187,9 +197,18 @@ fn looks_like_schema(v: &Value) -> bool {
         && (v.get("type").and_then(Value::as_str) == Some("object") || v.get("$schema").is_some())
 }
 
-/// OpenLLMetry's `traceloop.entity.input` wraps the call: `{"arguments": {...}, ...}`
-/// or the whole JSON-RPC params `{"name", "arguments"}`.
+/// Arguments wrapped by the instrumentation: OpenLLMetry's `traceloop.entity.input`
+/// (`{"arguments": {...}, ...}` or the whole JSON-RPC params `{"name", "arguments"}`),
+/// and a Python call captured whole (`{"args": [], "kwargs": {...}}`, as OpenInference
+/// records a wrapped function's input: smolagents' tools).
 fn unwrap_arguments(v: Value) -> Value {
+    if let Value::Object(o) = &v
+        && let Some(Value::Object(kw)) = o.get("kwargs")
+        && o.get("args")
+            .is_some_and(|a| a.as_array().is_some_and(Vec::is_empty))
+    {
+        return Value::Object(kw.clone());
+    }
     let inner = v
         .get("arguments")
         .or_else(|| v.get("params").and_then(|p| p.get("arguments")))
@@ -226,8 +245,43 @@ pub fn tool_result(v: Value) -> (Value, Option<bool>, Option<Value>) {
             flagged = Some(e);
         }
     }
+    // A LangChain ToolMessage (`{"type": "tool", "data": {...}}` as messages_to_dict
+    // writes it, or the message's own fields): its content (or the MCP structured content
+    // kept as its artifact), and `status: error`.
+    if let Some(d) = tool_message(&v) {
+        let error = d
+            .get("status")
+            .and_then(Value::as_str)
+            .map(|s| s == "error");
+        let structured = d
+            .get("artifact")
+            .and_then(|a| a.get("structured_content"))
+            .filter(|s| !s.is_null())
+            .cloned();
+        let content = d.get("content").cloned().unwrap_or(Value::Null);
+        let value = structured.unwrap_or_else(|| match content {
+            Value::String(t) => json_or_text(&Value::String(t)),
+            other => call_result(other).0,
+        });
+        return (value, error.or(flagged), None);
+    }
     let (v, e, m) = call_result(v);
     (v, e.or(flagged), m)
+}
+
+/// The fields of a LangChain ToolMessage, if `v` is one.
+fn tool_message(v: &Value) -> Option<&Map<String, Value>> {
+    let d = match v.get("data") {
+        Some(d) if v.get("type").and_then(Value::as_str) == Some("tool") => d,
+        _ => v,
+    };
+    let o = d.as_object()?;
+    (o.contains_key("tool_call_id") && o.contains_key("content")).then_some(o)
+}
+
+/// The model's call id a tool's result names (a LangChain ToolMessage's `tool_call_id`).
+fn result_call_id(v: &Value) -> Option<String> {
+    text(tool_message(v)?.get("tool_call_id"))
 }
 
 /// A value that may be an MCP CallToolResult, its content blocks, or anything else.
@@ -271,13 +325,18 @@ fn call_result(v: Value) -> (Value, Option<bool>, Option<Value>) {
 
 /// The text of one MCP text content block, or of a list of them (as JSON when it parses).
 fn content_text(v: &Value) -> Option<Value> {
+    // MCP's `{type: text, text}` (with its optional keys), and Bedrock Converse's `{text}`
+    // that Strands writes for a tool's result.
     let block = |b: &Value| -> Option<String> {
         let o = b.as_object()?;
-        (o.get("type")?.as_str()? == "text"
+        // LangChain's standard blocks add an `id`.
+        let typed = o.get("type").and_then(Value::as_str) == Some("text")
             && o.keys()
-                .all(|k| matches!(k.as_str(), "type" | "text" | "annotations" | "_meta")))
-        .then(|| o.get("text")?.as_str().map(str::to_string))
-        .flatten()
+                .all(|k| matches!(k.as_str(), "type" | "text" | "annotations" | "_meta" | "id"));
+        let bare = o.len() == 1 && o.contains_key("text");
+        (typed || bare)
+            .then(|| o.get("text")?.as_str().map(str::to_string))
+            .flatten()
     };
     let texts: Vec<String> = match v {
         Value::Array(a) if !a.is_empty() => a.iter().map(block).collect::<Option<_>>()?,
@@ -301,6 +360,171 @@ pub fn as_of_in(result: &Value, meta: Option<&Value>) -> Option<DateTime<Utc>> {
         .or_else(|| at(Some(result), "as_of"))
         .or_else(|| at(result.get("structuredContent"), "as_of"))
         .or_else(|| at(result.get("metadata"), "as_of"))
+}
+
+/// OpenTelemetry GenAI content carried in span events, lifted onto the span's attributes
+/// (what the span sets itself wins), so one reading serves both places:
+/// - `gen_ai.client.inference.operation.details` (semantic conventions ≥ 1.37): its
+///   attributes (`gen_ai.input.messages`, `gen_ai.output.messages`, …) as they are;
+/// - the per-message events of 1.28–1.36 (`gen_ai.system.message`, `gen_ai.user.message`,
+///   `gen_ai.assistant.message`, `gen_ai.tool.message`, `gen_ai.choice`): on a model span
+///   they become `gen_ai.input.messages` (in event order) and `gen_ai.output.messages`;
+///   on an `execute_tool` span the tool message's content is the call's arguments and the
+///   choice's message its result.
+pub fn lift_events(s: &mut Span) {
+    if s.events.is_empty() {
+        return;
+    }
+    let events = std::mem::take(&mut s.events);
+    let mut lifted = Map::new();
+    for e in events
+        .iter()
+        .filter(|e| e.name == "gen_ai.client.inference.operation.details")
+    {
+        for (k, v) in &e.attrs {
+            lifted.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+    let tool_span = s.text("gen_ai.operation.name").as_deref() == Some("execute_tool")
+        || lifted.get("gen_ai.operation.name").and_then(Value::as_str) == Some("execute_tool");
+    let body = |e: &Event, k: &str| e.attrs.get(k).filter(|v| !v.is_null()).map(json_or_text);
+    let mut input = Vec::new();
+    let mut output = Vec::new();
+    for e in &events {
+        let role = match e.name.as_str() {
+            "gen_ai.system.message" => "system",
+            "gen_ai.user.message" => "user",
+            "gen_ai.assistant.message" => "assistant",
+            "gen_ai.tool.message" => "tool",
+            "gen_ai.choice" => "choice",
+            _ => continue,
+        };
+        if tool_span {
+            let (key, field) = match role {
+                "tool" => ("gen_ai.tool.call.arguments", "content"),
+                "choice" => ("gen_ai.tool.call.result", "message"),
+                _ => continue,
+            };
+            if let Some(v) = body(e, field).or_else(|| body(e, "content")) {
+                lifted.entry(key.to_string()).or_insert(v);
+            }
+            continue;
+        }
+        if role == "choice" {
+            let m = body(e, "message").or_else(|| body(e, "content"));
+            let mut parts = m.as_ref().map(content_parts).unwrap_or_default();
+            if let Some(calls) = body(e, "tool_calls") {
+                parts.extend(openai_tool_calls(&calls));
+            }
+            output.push(serde_json::json!({"role": "assistant", "parts": parts}));
+            continue;
+        }
+        let content = body(e, "content");
+        let mut parts = match (role, content, text(e.attrs.get("id"))) {
+            // A tool message that is not content blocks is the response to call `id`.
+            ("tool", Some(c), Some(id)) if !is_blocks(&c) => {
+                vec![serde_json::json!({"type": "tool_call_response", "id": id, "response": c})]
+            }
+            (_, Some(c), _) => content_parts(&c),
+            (_, None, _) => Vec::new(),
+        };
+        if let Some(calls) = body(e, "tool_calls") {
+            parts.extend(openai_tool_calls(&calls));
+        }
+        input.push(serde_json::json!({"role": role, "parts": parts}));
+    }
+    if !input.is_empty() {
+        lifted
+            .entry("gen_ai.input.messages".to_string())
+            .or_insert(Value::Array(input));
+    }
+    if !output.is_empty() {
+        lifted
+            .entry("gen_ai.output.messages".to_string())
+            .or_insert(Value::Array(output));
+    }
+    for (k, v) in lifted {
+        s.attrs.entry(k).or_insert(v);
+    }
+    s.events = events;
+}
+
+/// A list of content blocks (as providers and MCP write them), not a plain value.
+fn is_blocks(v: &Value) -> bool {
+    v.as_array()
+        .is_some_and(|a| !a.is_empty() && a.iter().all(|b| block_part(b).is_some()))
+}
+
+/// A message's content as GenAI parts (`{type, content}`, `{type: tool_call, id, name,
+/// arguments}`, `{type: tool_call_response, id, response}`): plain text, or content
+/// blocks in the shapes the providers' APIs use (Bedrock Converse's `{text}`,
+/// `{toolUse}`, `{toolResult}`, `{reasoningContent}`; Anthropic's and OpenAI's typed
+/// blocks), or an older GenAI message body `{content, tool_calls}`.
+fn content_parts(v: &Value) -> Vec<Value> {
+    match v {
+        Value::String(t) => vec![serde_json::json!({"type": "text", "content": t})],
+        Value::Array(a) => a.iter().filter_map(block_part).collect(),
+        Value::Object(o) if o.contains_key("content") || o.contains_key("tool_calls") => {
+            let mut parts = o.get("content").map(content_parts).unwrap_or_default();
+            if let Some(calls) = o.get("tool_calls") {
+                parts.extend(openai_tool_calls(calls));
+            }
+            parts
+        }
+        Value::Object(_) => block_part(v).into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn block_part(b: &Value) -> Option<Value> {
+    use serde_json::json;
+    let o = b.as_object()?;
+    let typed = o.get("type").and_then(Value::as_str);
+    Some(match typed {
+        Some("text" | "input_text" | "output_text") => {
+            json!({"type": "text", "content": o.get("text").or_else(|| o.get("content"))?})
+        }
+        Some("thinking" | "reasoning") => json!({"type": "reasoning",
+            "content": o.get("thinking").or_else(|| o.get("text")).or_else(|| o.get("content"))?}),
+        Some("tool_use" | "tool_call" | "function_call") => json!({"type": "tool_call",
+            "id": o.get("id").or_else(|| o.get("call_id")), "name": o.get("name")?,
+            "arguments": o.get("input").or_else(|| o.get("arguments"))}),
+        Some("tool_result" | "tool_call_response" | "function_call_output") => json!({
+            "type": "tool_call_response",
+            "id": o.get("tool_use_id").or_else(|| o.get("id")).or_else(|| o.get("call_id")),
+            "response": o.get("content").or_else(|| o.get("response")).or_else(|| o.get("output"))}),
+        Some(_) => return None,
+        None => {
+            if let Some(t) = o.get("text").filter(|_| o.len() == 1) {
+                json!({"type": "text", "content": t})
+            } else if let Some(u) = o.get("toolUse") {
+                json!({"type": "tool_call", "id": u.get("toolUseId"), "name": u.get("name")?,
+                    "arguments": u.get("input")})
+            } else if let Some(r) = o.get("toolResult") {
+                json!({"type": "tool_call_response", "id": r.get("toolUseId"),
+                    "response": r.get("content"),
+                    "is_error": r.get("status").and_then(Value::as_str) == Some("error")})
+            } else if let Some(r) = o.get("reasoningContent") {
+                json!({"type": "reasoning",
+                    "content": r.pointer("/reasoningText/text").or_else(|| r.get("text"))?})
+            } else {
+                return None;
+            }
+        }
+    })
+}
+
+/// OpenAI's `tool_calls` (`[{id, type: function, function: {name, arguments}}]`) as parts.
+fn openai_tool_calls(v: &Value) -> Vec<Value> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| {
+            let f = c.get("function").unwrap_or(c);
+            Some(serde_json::json!({"type": "tool_call", "id": c.get("id"),
+                "name": f.get("name")?, "arguments": f.get("arguments").map(json_or_text)}))
+        })
+        .collect()
 }
 
 /// Union-find over span indexes.
@@ -337,6 +561,8 @@ pub struct Counts {
     pub tool_spans: usize,
     pub calls: usize,
     pub model_spans: usize,
+    /// Calls that were an agent's way to answer (its output), made answer steps.
+    pub answer_tools: usize,
     /// Span names (their first word) skipped, with counts.
     pub skipped: BTreeMap<String, usize>,
     /// Attribute keys seen, for the message when nothing could be used.
@@ -346,6 +572,7 @@ pub struct Counts {
 /// Makes steps of spans (all inputs' spans together: an agent and its server may export
 /// to different files).
 pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<Step> {
+    spans.iter_mut().for_each(lift_events);
     spans.sort_by(|a, b| {
         (a.start, &a.trace_id, &a.span_id).cmp(&(b.start, &b.trace_id, &b.span_id))
     });
@@ -429,22 +656,59 @@ pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<St
             clients.entry((id, names[j].as_ref())).or_default().push(j);
         }
     }
+    let mut by_tool: HashMap<&String, Vec<usize>> = HashMap::new();
+    for j in (0..n).filter(|&j| {
+        roles[j] == Role::Tool && spans[j].kind != SpanKind::Server && spans[j].start.is_some()
+    }) {
+        if let Some(t) = &names[j] {
+            by_tool.entry(t).or_default().push(j);
+        }
+    }
     let skew = chrono::Duration::seconds(1);
     for i in (0..n).filter(|&i| roles[i] == Role::Tool && spans[i].kind == SpanKind::Server) {
         if size[groups.find(i)] != 1 {
             continue;
         }
         let s = &spans[i];
-        let Some(id) = s.text("jsonrpc.request.id") else {
-            continue;
+        let holds = |j: usize| match (spans[j].start, spans[j].end, s.start, s.end) {
+            (Some(a), Some(b), Some(x), Some(y)) => a - skew <= x && y <= b + skew,
+            _ => false,
         };
-        let holder = clients.get(&(id, names[i].as_ref())).and_then(|js| {
-            js.iter()
+        let by_id = s.text("jsonrpc.request.id").and_then(|id| {
+            clients
+                .get(&(id, names[i].as_ref()))
+                .and_then(|js| js.iter().copied().find(|&j| holds(j)))
+        });
+        // A client that records no JSON-RPC id (an uninstrumented MCP client under an
+        // agent's tool span): the one tool span of another process that names the same
+        // tool and whose time holds it. Two candidates are ambiguous: none is taken.
+        let holder = by_id.or_else(|| {
+            // Candidates are in start order: look back from the last one that started
+            // in time, a bounded way (calls of one tool that overlap one instant are few).
+            let cands = names[i].as_ref().and_then(|t| by_tool.get(t))?;
+            let x = s.start?;
+            let end = cands.partition_point(|&j| spans[j].start.is_some_and(|a| a - skew <= x));
+            let near: Vec<usize> = cands[end.saturating_sub(64)..end]
+                .iter()
                 .copied()
-                .find(|&j| match (spans[j].start, spans[j].end, s.start, s.end) {
-                    (Some(a), Some(b), Some(x), Some(y)) => a - skew <= x && y <= b + skew,
-                    _ => false,
-                })
+                .filter(|&j| spans[j].trace_id != s.trace_id && holds(j))
+                .collect();
+            // The calls that hold it on the clock as it is, else within the skew; one
+            // call (of however many spans) or none.
+            let exact = |j: &usize| match (spans[*j].start, spans[*j].end, s.start, s.end) {
+                (Some(a), Some(b), Some(x), Some(y)) => a <= x && y <= b,
+                _ => false,
+            };
+            [true, false].into_iter().find_map(|strict| {
+                let mut calls: Vec<usize> = near
+                    .iter()
+                    .filter(|j| !strict || exact(j))
+                    .map(|&j| groups.find(j))
+                    .collect();
+                calls.sort_unstable();
+                calls.dedup();
+                (calls.len() == 1).then(|| calls[0])
+            })
         });
         if let Some(j) = holder {
             groups.union(i, j);
@@ -558,18 +822,130 @@ pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<St
         for members in call_groups.values_mut() {
             // The agent's span first, then the spans it contains, outward to the server.
             members.sort_by_key(|&i| (depth[i], spans[i].start));
+        }
+        // An agent that answers through a tool (smolagents' final_answer, a structured
+        // response tool): the last call under an agent span whose result is that agent
+        // run's output is the answer, not a call to an MCP server.
+        let mut last_under: HashMap<usize, usize> = HashMap::new();
+        for (&g, members) in &call_groups {
+            let mut p = parent(members[0]);
+            let mut hops = 0;
+            while let Some(a) = p {
+                hops += 1;
+                if hops > n {
+                    break;
+                }
+                if is_agent_run(&spans[a]) {
+                    let later = last_under.get(&a).is_none_or(|&h| {
+                        spans[call_groups[&h][0]].start <= spans[members[0]].start
+                    });
+                    if later {
+                        last_under.insert(a, g);
+                    }
+                    break;
+                }
+                p = parent(a);
+            }
+        }
+        let answer_calls: HashMap<usize, String> = last_under
+            .iter()
+            .filter_map(|(&a, &g)| {
+                let output = spans[a].get("output.value").map(json_or_text)?;
+                let ms: Vec<&Span> = call_groups[&g].iter().map(|&i| &spans[i]).collect();
+                // A call that reached an MCP server is a call, whatever it returned.
+                if ms
+                    .iter()
+                    .any(|s| s.kind == SpanKind::Server || s.get("mcp.method.name").is_some())
+                {
+                    return None;
+                }
+                let result = ms
+                    .iter()
+                    .find_map(|s| RESULT.iter().find_map(|k| s.get(k)))
+                    .map(json_or_text)
+                    .map(|r| tool_result(r).0)?;
+                (result == output).then(|| {
+                    let text = match output {
+                        Value::String(t) => t,
+                        other => other.to_string(),
+                    };
+                    (g, text)
+                })
+            })
+            .collect();
+        // What the model asked for, by call id, for tool spans that record no arguments.
+        let mut model_spans: Vec<usize> = model_groups.values().flatten().copied().collect();
+        model_spans.sort_by_key(|&i| spans[i].start);
+        let requested_list: Vec<(Option<String>, String, Option<Value>)> = model_spans
+            .iter()
+            .flat_map(|&i| requested_calls(&spans[i]))
+            .collect();
+        let requested: HashMap<String, Option<Value>> = requested_list
+            .iter()
+            .filter_map(|(id, _, args)| Some((id.clone()?, args.clone())))
+            .collect();
+        // The model reply that asked for an answering call becomes the answer (its tokens
+        // stay with it); an answering call no reply asked for is an answer step itself.
+        let mut answer_by_call_id: HashMap<String, String> = HashMap::new();
+        for (g, members) in &call_groups {
             let ms: Vec<&Span> = members.iter().map(|&i| &spans[i]).collect();
             seq += 4;
-            call_steps(&ms, &base, seq, &mut steps, out);
+            if let Some(text) = answer_calls.get(g) {
+                out.counts.answer_tools += 1;
+                // The reply that asked for it: by the model's call id, else by tool and
+                // arguments (smolagents' final_answer span records no call id).
+                let tool = ms.iter().find_map(|s| tool_name(s));
+                let args = ms.iter().find_map(|s| {
+                    ARGUMENTS
+                        .iter()
+                        .filter_map(|k| s.get(k))
+                        .map(|v| unwrap_arguments(json_or_text(v)))
+                        .next()
+                });
+                let asked = ms.iter().find_map(|s| s.first_text(CALL_ID)).or_else(|| {
+                    requested_list
+                        .iter()
+                        .rev()
+                        .find(|(id, name, a)| {
+                            id.is_some() && Some(name) == tool.as_ref() && a.is_some() && *a == args
+                        })
+                        .and_then(|(id, _, _)| id.clone())
+                });
+                match asked {
+                    Some(id) if requested.contains_key(&id) => {
+                        answer_by_call_id.insert(id, text.clone());
+                    }
+                    _ => steps.push(Step {
+                        kind: "answer",
+                        ts: ms[0].end.or(ms[0].start),
+                        seq: seq + 3,
+                        text: Some(text.clone()),
+                        ..base.clone()
+                    }),
+                }
+                continue;
+            }
+            call_steps(&ms, &base, seq, &requested, &mut steps, out);
         }
         let mut models: Vec<Vec<usize>> = model_groups.into_values().collect();
         models.sort_by_key(|m| m.iter().map(|&i| spans[i].start).min());
         let mut model_steps = Vec::new();
-        for (k, members) in models.iter_mut().enumerate() {
+        let mut users = Vec::new();
+        for members in models.iter_mut() {
             members.sort_by_key(|&i| (depth[i], spans[i].start));
             let ms: Vec<&Span> = members.iter().map(|&i| &spans[i]).collect();
             seq += 4;
-            model_steps.push(model_step(&ms, &base, seq, k == 0, &mut steps));
+            let (mut st, mut asked_tools) = model_step(&ms, &base, seq, &mut users, &mut steps);
+            if let Some(text) = ms
+                .iter()
+                .flat_map(|s| requested_calls(s))
+                .find_map(|(id, _, _)| answer_by_call_id.get(id.as_ref()?))
+            {
+                st.kind = "answer";
+                st.text = Some(text.clone());
+                asked_tools = false;
+            }
+            model_steps.push((st, asked_tools));
         }
         // The last model output that asked for no tool is the conversation's answer.
         if let Some((st, asked_tools)) = model_steps.last_mut()
@@ -594,6 +970,13 @@ pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<St
         steps.extend(model_steps.into_iter().map(|(s, _)| s));
     }
     steps
+}
+
+/// An agent run's span (OpenInference's AGENT kind, GenAI's `invoke_agent`).
+fn is_agent_run(s: &Span) -> bool {
+    s.text("openinference.span.kind")
+        .is_some_and(|k| k.eq_ignore_ascii_case("AGENT"))
+        || s.text("gen_ai.operation.name").as_deref() == Some("invoke_agent")
 }
 
 fn tool_name(s: &Span) -> Option<String> {
@@ -629,14 +1012,26 @@ fn server_info(s: &Span) -> Option<String> {
     })
 }
 
-fn call_steps(ms: &[&Span], base: &Step, seq: usize, steps: &mut Vec<Step>, out: &mut Imported) {
+fn call_steps(
+    ms: &[&Span],
+    base: &Step,
+    seq: usize,
+    requested: &HashMap<String, Option<Value>>,
+    steps: &mut Vec<Step>,
+    out: &mut Imported,
+) {
     let first = |ks: &[&str]| ms.iter().find_map(|s| ks.iter().find_map(|k| s.get(k)));
     let first_text = |ks: &[&str]| ms.iter().find_map(|s| s.first_text(ks));
     let tool = ms.iter().find_map(|s| tool_name(s));
-    // The model's call id; else the agent span's id (JSON-RPC ids repeat across the MCP
-    // sessions of one conversation, so they cannot pair a call with its result).
-    let call_id = first_text(CALL_ID).unwrap_or_else(|| ms[0].span_id.clone());
-    let arguments = ms
+    let raw = first(RESULT).map(json_or_text);
+    // The model's call id (on the span, else in a LangChain tool message result); else
+    // the agent span's id (JSON-RPC ids repeat across the MCP sessions of one
+    // conversation, so they cannot pair a call with its result).
+    let model_call_id = first_text(CALL_ID).or_else(|| raw.as_ref().and_then(result_call_id));
+    let call_id = model_call_id
+        .clone()
+        .unwrap_or_else(|| ms[0].span_id.clone());
+    let recorded = ms
         .iter()
         .find_map(|s| {
             ARGUMENTS
@@ -653,7 +1048,18 @@ fn call_steps(ms: &[&Span], base: &Step, seq: usize, steps: &mut Vec<Step>, out:
                 .map(json_or_text)
                 .filter(|v| !looks_like_schema(v))
         });
-    let raw = first(RESULT).map(json_or_text);
+    // A tool span that records its input as a bare value (LangChain's single-argument
+    // input string) or not at all: the arguments the model asked for under the same id
+    // are the call's.
+    let asked = model_call_id
+        .as_ref()
+        .and_then(|id| requested.get(id))
+        .cloned()
+        .flatten();
+    let arguments = match recorded {
+        Some(v) if v.is_object() => Some(v),
+        other => asked.or(other),
+    };
     let (result, result_error, meta) = match raw {
         Some(r) => {
             let (v, e, m) = tool_result(r);
@@ -712,42 +1118,36 @@ fn call_steps(ms: &[&Span], base: &Step, seq: usize, steps: &mut Vec<Step>, out:
     });
 }
 
-/// One model call: the user step (first model call of a conversation), reasoning steps
-/// for thinking parts and for text the model wrote beside tool calls, and the assistant
-/// step with the model, tokens and reply. Returns that step (not yet pushed: the last one
-/// of a conversation may become its answer) and whether the reply asked for tools.
+/// One model call: a user step for each user message its input adds to the
+/// conversation (the first call's question, a user's answer to a clarifying question in a
+/// later call's input), reasoning steps for thinking parts and for text the model wrote
+/// beside tool calls, and the assistant step with the model, tokens and reply. Returns
+/// that step (not yet pushed: the last one of a conversation may become its answer) and
+/// whether the reply asked for tools. `users`: the user messages already made steps.
 fn model_step(
     ms: &[&Span],
     base: &Step,
     seq: usize,
-    first_of_conversation: bool,
+    users: &mut Vec<String>,
     steps: &mut Vec<Step>,
 ) -> (Step, bool) {
     let first = |ks: &[&str]| ms.iter().find_map(|s| ks.iter().find_map(|k| s.get(k)));
     let first_text = |ks: &[&str]| ms.iter().find_map(|s| s.first_text(ks));
     let start = ms.iter().filter_map(|s| s.start).min();
     let end = ms[0].end.or(start);
-    if first_of_conversation {
-        let question = ms.iter().find_map(|s| {
-            message_texts(s.get("gen_ai.input.messages"), "user")
-                .into_iter()
-                .next()
-                .or_else(|| {
-                    indexed_messages(&s.attrs, "llm.input_messages", "user")
-                        .into_iter()
-                        .next()
-                })
-                .or_else(|| indexed_prompt(&s.attrs, "user"))
+    let said = ms
+        .iter()
+        .map(|s| user_messages(s))
+        .find(|u| !u.is_empty())
+        .unwrap_or_default();
+    for q in new_turns(users, said) {
+        steps.push(Step {
+            kind: "user",
+            ts: start,
+            seq,
+            text: Some(q),
+            ..base.clone()
         });
-        if let Some(q) = question {
-            steps.push(Step {
-                kind: "user",
-                ts: start,
-                seq,
-                text: Some(q),
-                ..base.clone()
-            });
-        }
     }
     let reply = ms.iter().find_map(|s| output_message(s));
     let (text, reasoning, asked_tools) = reply.unwrap_or_default();
@@ -878,6 +1278,36 @@ fn message_texts(v: Option<&Value>, role: &str) -> Vec<String> {
         .collect()
 }
 
+/// Every user message of a model call's input, in order, from whichever convention
+/// carries them.
+fn user_messages(s: &Span) -> Vec<String> {
+    let m = message_texts(s.get("gen_ai.input.messages"), "user");
+    if !m.is_empty() {
+        return m;
+    }
+    let m = indexed_messages(&s.attrs, "llm.input_messages", "user");
+    if !m.is_empty() {
+        return m;
+    }
+    indexed_prompts(&s.attrs, "user")
+}
+
+/// The user messages of a model call that are new to the conversation. A call's input
+/// usually repeats the history: what extends the messages already seen is new. An input
+/// that does not repeat it (a framework that sends only the latest turn) adds what
+/// differs from the last message seen.
+fn new_turns(seen: &mut Vec<String>, said: Vec<String>) -> Vec<String> {
+    let new: Vec<String> = if said.starts_with(seen) {
+        said[seen.len()..].to_vec()
+    } else {
+        said.into_iter()
+            .filter(|t| seen.last() != Some(t))
+            .collect()
+    };
+    seen.extend(new.iter().cloned());
+    new
+}
+
 /// OpenInference's indexed messages: `llm.input_messages.0.message.role`, ….
 fn indexed_messages(a: &Map<String, Value>, prefix: &str, role: &str) -> Vec<String> {
     let mut found = Vec::new();
@@ -886,17 +1316,32 @@ fn indexed_messages(a: &Map<String, Value>, prefix: &str, role: &str) -> Vec<Str
         if r.is_none() {
             break;
         }
-        if r.and_then(Value::as_str) == Some(role)
-            && let Some(c) = text(a.get(&format!("{prefix}.{i}.message.content")))
-        {
-            found.push(c);
+        if r.and_then(Value::as_str) != Some(role) {
+            continue;
         }
+        // `message.content`, or the typed parts of `message.contents.N.message_content`.
+        let c = text(a.get(&format!("{prefix}.{i}.message.content"))).or_else(|| {
+            let parts: Vec<String> = (0..10_000)
+                .map_while(|j| {
+                    let p = format!("{prefix}.{i}.message.contents.{j}.message_content");
+                    let t = a.get(&format!("{p}.type"))?;
+                    Some(
+                        (t == "text")
+                            .then(|| text(a.get(&format!("{p}.text"))))
+                            .flatten(),
+                    )
+                })
+                .flatten()
+                .collect();
+            (!parts.is_empty()).then(|| parts.join("\n"))
+        });
+        found.extend(c);
     }
     found
 }
 
 /// OpenLLMetry's (older GenAI) indexed prompts: `gen_ai.prompt.0.role` / `.content`.
-fn indexed_prompt(a: &Map<String, Value>, role: &str) -> Option<String> {
+fn indexed_prompts(a: &Map<String, Value>, role: &str) -> Vec<String> {
     (0..10_000)
         .map_while(|i| {
             let r = a.get(&format!("gen_ai.prompt.{i}.role"))?;
@@ -905,8 +1350,9 @@ fn indexed_prompt(a: &Map<String, Value>, role: &str) -> Option<String> {
                 a.get(&format!("gen_ai.prompt.{i}.content")).cloned(),
             ))
         })
-        .find(|(r, _)| r.as_str() == Some(role))
-        .and_then(|(_, c)| text(c.as_ref()))
+        .filter(|(r, _)| r.as_str() == Some(role))
+        .filter_map(|(_, c)| text(c.as_ref()))
+        .collect()
 }
 
 fn indexed_prompt_completion(a: &Map<String, Value>) -> Option<String> {
@@ -924,6 +1370,36 @@ fn parts(s: &Span, key: &str, kind: &str) -> Vec<Value> {
         .filter(|p| p.get("type").and_then(Value::as_str) == Some(kind))
         .cloned()
         .collect()
+}
+
+/// The calls a model span's reply asked for: (call id, tool, arguments), from
+/// `gen_ai.output.messages` tool_call parts or OpenInference's
+/// `llm.output_messages.0.message.tool_calls.N`.
+fn requested_calls(s: &Span) -> Vec<(Option<String>, String, Option<Value>)> {
+    let mut calls = Vec::new();
+    for p in parts(s, "gen_ai.output.messages", "tool_call") {
+        if let Some(name) = text(p.get("name")) {
+            calls.push((
+                text(p.get("id")),
+                name,
+                p.get("arguments").map(json_or_text),
+            ));
+        }
+    }
+    for i in 0..10_000 {
+        let p = format!("llm.output_messages.0.message.tool_calls.{i}.tool_call");
+        let Some(name) = text(s.attrs.get(&format!("{p}.function.name"))) else {
+            break;
+        };
+        calls.push((
+            text(s.attrs.get(&format!("{p}.id"))),
+            name,
+            s.attrs
+                .get(&format!("{p}.function.arguments"))
+                .map(json_or_text),
+        ));
+    }
+    calls
 }
 
 /// Tool calls the model asked for (`gen_ai.output.messages` tool_call parts, or
@@ -954,30 +1430,7 @@ fn calls_from_messages(
     for m in &models {
         let Some(s) = m.first() else { continue };
         let ts = s.end.or(s.start);
-        let mut calls: Vec<(Option<String>, String, Option<Value>)> = Vec::new();
-        for p in parts(s, "gen_ai.output.messages", "tool_call") {
-            if let Some(name) = text(p.get("name")) {
-                calls.push((
-                    text(p.get("id")),
-                    name,
-                    p.get("arguments").map(json_or_text),
-                ));
-            }
-        }
-        for i in 0..10_000 {
-            let p = format!("llm.output_messages.0.message.tool_calls.{i}.tool_call");
-            let Some(name) = text(s.attrs.get(&format!("{p}.function.name"))) else {
-                break;
-            };
-            calls.push((
-                text(s.attrs.get(&format!("{p}.id"))),
-                name,
-                s.attrs
-                    .get(&format!("{p}.function.arguments"))
-                    .map(json_or_text),
-            ));
-        }
-        for (id, name, arguments) in calls {
+        for (id, name, arguments) in requested_calls(s) {
             *seq += 4;
             let call_id = id.unwrap_or_else(|| format!("{}-{}", s.span_id, seq));
             steps.push(Step {
@@ -1011,7 +1464,145 @@ fn calls_from_messages(
 mod tests {
     use serde_json::json;
 
-    use super::tool_result;
+    use super::{Event, Span, lift_events, new_turns, tool_result, unwrap_arguments};
+
+    fn event(name: &str, attrs: serde_json::Value) -> Event {
+        Event {
+            name: name.into(),
+            time: None,
+            attrs: attrs.as_object().unwrap().clone(),
+        }
+    }
+
+    #[test]
+    fn per_message_events_become_the_messages_of_a_model_span() {
+        let mut s = Span {
+            attrs: json!({"gen_ai.operation.name": "chat"})
+                .as_object()
+                .unwrap()
+                .clone(),
+            events: vec![
+                event(
+                    "gen_ai.system.message",
+                    json!({"content": "[{\"text\": \"Be brief.\"}]"}),
+                ),
+                event(
+                    "gen_ai.user.message",
+                    json!({"content": "[{\"text\": \"How many?\"}]"}),
+                ),
+                event(
+                    "gen_ai.assistant.message",
+                    json!({"content":
+                    "[{\"toolUse\": {\"toolUseId\": \"c1\", \"name\": \"run_sql\", \"input\": {\"sql\": \"SELECT 1\"}}}]"}),
+                ),
+                event(
+                    "gen_ai.tool.message",
+                    json!({"content":
+                    "[{\"toolResult\": {\"toolUseId\": \"c1\", \"status\": \"success\", \"content\": [{\"text\": \"1\"}]}}]"}),
+                ),
+                event(
+                    "gen_ai.choice",
+                    json!({"finish_reason": "end_turn", "message": "[{\"text\": \"One.\"}]"}),
+                ),
+            ],
+            ..Span::default()
+        };
+        lift_events(&mut s);
+        assert_eq!(
+            s.attrs["gen_ai.input.messages"],
+            json!([
+                {"role": "system", "parts": [{"type": "text", "content": "Be brief."}]},
+                {"role": "user", "parts": [{"type": "text", "content": "How many?"}]},
+                {"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "run_sql",
+                    "arguments": {"sql": "SELECT 1"}}]},
+                {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1",
+                    "response": [{"text": "1"}], "is_error": false}]},
+            ])
+        );
+        assert_eq!(
+            s.attrs["gen_ai.output.messages"],
+            json!([{"role": "assistant", "parts": [{"type": "text", "content": "One."}]}])
+        );
+    }
+
+    #[test]
+    fn tool_events_give_arguments_and_result_and_the_span_wins() {
+        let mut s = Span {
+            attrs:
+                json!({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.call.result": "kept"})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            events: vec![
+                event(
+                    "gen_ai.tool.message",
+                    json!({"role": "tool", "id": "c1", "content": "{\"sql\": \"SELECT 1\"}"}),
+                ),
+                event(
+                    "gen_ai.choice",
+                    json!({"id": "c1", "message": "[{\"text\": \"1\"}]"}),
+                ),
+            ],
+            ..Span::default()
+        };
+        lift_events(&mut s);
+        assert_eq!(
+            s.attrs["gen_ai.tool.call.arguments"],
+            json!({"sql": "SELECT 1"})
+        );
+        assert_eq!(s.attrs["gen_ai.tool.call.result"], json!("kept"));
+        // The details event of the newer conventions: its attributes, as they are.
+        let mut s = Span {
+            events: vec![event(
+                "gen_ai.client.inference.operation.details",
+                json!({"gen_ai.input.messages": "[]"}),
+            )],
+            ..Span::default()
+        };
+        lift_events(&mut s);
+        assert_eq!(s.attrs["gen_ai.input.messages"], json!("[]"));
+    }
+
+    #[test]
+    fn only_user_messages_new_to_the_conversation_are_turns() {
+        let mut seen = Vec::new();
+        let t = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(new_turns(&mut seen, t(&["Q"])), t(&["Q"]));
+        assert_eq!(new_turns(&mut seen, t(&["Q"])), t(&[]));
+        assert_eq!(
+            new_turns(&mut seen, t(&["Q", "EMEA, fiscal"])),
+            t(&["EMEA, fiscal"])
+        );
+        // A framework that sends the latest turn alone.
+        assert_eq!(new_turns(&mut seen, t(&["EMEA, fiscal"])), t(&[]));
+        assert_eq!(new_turns(&mut seen, t(&["thanks"])), t(&["thanks"]));
+    }
+
+    #[test]
+    fn a_python_call_capture_gives_its_keyword_arguments() {
+        let v = json!({"args": [], "sanitize_inputs_outputs": true, "kwargs": {"sql": "SELECT 1"}});
+        assert_eq!(unwrap_arguments(v), json!({"sql": "SELECT 1"}));
+        // Positional arguments have no names: kept as recorded.
+        let v = json!({"args": ["x"], "kwargs": {}});
+        assert_eq!(unwrap_arguments(v.clone()), v);
+    }
+
+    #[test]
+    fn a_langchain_tool_message_gives_its_content_status_and_call_id() {
+        let ok = json!({"type": "tool", "data": {"content": [{"type": "text", "text": "{\"n\": 3}", "id": "lc_1"}],
+            "tool_call_id": "call_1", "status": "success", "artifact": {"structured_content": {"n": 3}}}});
+        assert_eq!(
+            tool_result(ok.clone()),
+            (json!({"n": 3}), Some(false), None)
+        );
+        assert_eq!(super::result_call_id(&ok).as_deref(), Some("call_1"));
+        let failed =
+            json!({"content": "Error: no such table", "tool_call_id": "call_2", "status": "error"});
+        assert_eq!(
+            tool_result(failed),
+            (json!("Error: no such table"), Some(true), None)
+        );
+    }
 
     #[test]
     fn an_is_error_key_beside_other_keys_is_a_flag_not_a_wrapper() {
