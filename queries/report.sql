@@ -14,7 +14,9 @@
 --   that differ in everything else) and correct_not_grounded (tasks correct and not
 --   grounded: "Count how many were correct and not grounded", its what-to-do-tomorrow
 --   number). Undecided tasks (NULL) count in no numerator but stay in
---   the denominators the seed names. Then, beside the seed's object (report.parquet and
+--   the denominators the seed names; correct_undecided ("tasks whose answer was never
+--   given or could not be read: correct is NULL, never false") counts them, so an
+--   imported trace without its final answer shows as unknown, not as wrong. Then, beside the seed's object (report.parquet and
 --   the printed table, never report.json), the tool-call figures of the tasks whose case
 --   has gold.expected_calls (task_tool_calls): tool_call_tasks, tool_calls_valid_rate
 --   (BFCL's accuracy), the means of tool_selection_precision, tool_selection_recall,
@@ -49,6 +51,7 @@ SELECT
   count(*) FILTER (WHERE needs_human_review) AS needs_human_review,
   CAST(count(*) FILTER (WHERE correct) AS DOUBLE) / count(*) AS pass_rate,
   count(*) FILTER (WHERE correct AND grounded = false) AS correct_not_grounded,
+  count(*) FILTER (WHERE correct IS NULL) AS correct_undecided,
   count(*) FILTER (WHERE tool_calls_valid IS NOT NULL OR tool_calls_reason IS NOT NULL) AS tool_call_tasks,
   CAST(count(*) FILTER (WHERE tool_calls_valid) AS DOUBLE)
     / nullif(count(*) FILTER (WHERE tool_calls_valid IS NOT NULL OR tool_calls_reason IS NOT NULL), 0) AS tool_calls_valid_rate,

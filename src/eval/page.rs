@@ -802,6 +802,7 @@ pub fn direction(metric: &str) -> Option<bool> {
         | "cost_total_usd"
         | "cost_per_correct_answer_usd"
         | "needs_human_review"
+        | "correct_undecided"
         | "correct_not_grounded" => Some(false),
         m if m.starts_with("failures") => Some(false),
         _ => None,

@@ -154,8 +154,8 @@ pub fn report_json(batches: &[RecordBatch]) -> Result<String> {
 }
 
 /// The report's fields as the side-by-side table and the HTML overview show them, as
-/// paths into a report row: the seed's fields (failures_by_class by class), pass_rate and
-/// correct_not_grounded beside what they come from, and the tool-call figures when some
+/// paths into a report row: the seed's fields (failures_by_class by class), pass_rate,
+/// correct_undecided and correct_not_grounded beside what they come from, and the tool-call figures when some
 /// case lists expected calls (docs/tool-calls.md).
 pub fn table_fields(rows: &[serde_json::Map<String, Value>]) -> Vec<String> {
     let mut out = Vec::new();
@@ -167,7 +167,7 @@ pub fn table_fields(rows: &[serde_json::Map<String, Value>]) -> Vec<String> {
         out.push(f.to_string());
         // The two figures the seed asks for in words, next to what they come from.
         match *f {
-            "correct" => out.push("pass_rate".into()),
+            "correct" => out.extend(["pass_rate".into(), "correct_undecided".into()]),
             "correct_and_grounded" => out.push("correct_not_grounded".into()),
             _ => {}
         }

@@ -212,6 +212,11 @@ fn strands_smolagents_and_langgraph_samples() {
             false,
         ),
         ("langgraph", "merged into 6 call(s), 9 model call(s)", true),
+        (
+            "langgraph-openllmetry",
+            "merged into 6 call(s), 9 model call(s)",
+            true,
+        ),
     ] {
         let tmp = tempfile::tempdir().unwrap();
         let src = root().join("tests/fixtures/import/captured").join(dir);
@@ -229,6 +234,82 @@ fn strands_smolagents_and_langgraph_samples() {
             .collect();
         crate::producers::check_producer_steps(tmp.path(), &ids, summary, model_ids);
     }
+}
+
+#[test]
+fn a_trace_without_its_question_or_answer_is_unknown_not_wrong() {
+    // The MCP SDK client traced by OpenLLMetry runs no model: its traces have calls but
+    // no question and no final answer. Tied to the demo's case, the task is undecided
+    // (correct NULL, for review), never counted wrong, and the report says so.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let a = std::fs::read_to_string(captured("openllmetry", &["ids.jsonl"])[0].clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["conversation"] == "generic-emea-active")
+        .unwrap()["trace_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let proj = project(d, &a);
+    let cases = proj.join("cases.jsonl");
+    let out = import(
+        "otlp",
+        &captured(
+            "openllmetry",
+            &[
+                "agent.jsonl",
+                "server-generic-warehouse.jsonl",
+                "server-task-specific.jsonl",
+            ],
+        ),
+        &["--cases", cases.to_str().unwrap(), "--allow-unmatched"],
+        &d.join("imp"),
+    );
+    for want in [
+        "lacking: final answer (no answer step) in traces: 3",
+        "lacking: question (no user step) in traces: 3",
+    ] {
+        assert!(out.contains(want), "want {want} in\n{out}");
+    }
+    let traces = format!("steps={}", d.join("imp/traces").display());
+    let got = labels(&proj, &d.join("out"), &["--table", &traces]);
+    let task = &got["generic-warehouse"];
+    assert!(task["correct"].is_null(), "{task}");
+    assert_eq!(task["needs_human_review"], true);
+    assert!(
+        task["review_reasons"]
+            .to_string()
+            .contains("no answer step"),
+        "{task}"
+    );
+    let printed = ok(
+        &root(),
+        &[
+            "report",
+            "--data",
+            proj.to_str().unwrap(),
+            "--table",
+            &traces,
+            "--out",
+            d.join("rep").to_str().unwrap(),
+        ],
+    );
+    let row = |name: &str| {
+        printed
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no {name} in\n{printed}"))
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        (row("correct"), row("correct_undecided")),
+        ("0".into(), "1".into())
+    );
 }
 
 #[test]

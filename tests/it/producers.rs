@@ -593,13 +593,22 @@ fn smolagents_with_openinference() {
 }
 
 #[test]
-fn langgraph_with_openinference() {
-    // LangChain's tool spans record a one-argument tool's input as a bare string and the
-    // result as a ToolMessage: the arguments are the model's, by the message's call id.
-    let tmp = tempfile::tempdir().unwrap();
-    let d = tmp.path();
-    let ids = produce_beside("langgraph", "langgraph_agent.py", d, &[]);
-    check_producer(d, &ids, "merged into 6 call(s), 9 model call(s)", true);
+fn langgraph_with_openinference_and_with_openllmetry() {
+    // OpenInference records a one-argument tool's input as a bare string and the result
+    // as a ToolMessage; OpenLLMetry records LangChain's tool-start callback (Python
+    // reprs) and the ToolMessage in LangChain's own serialisation. Either way the
+    // arguments are the model's, by the message's call id.
+    for instrumentation in ["openinference", "openllmetry"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        let ids = produce_beside(
+            "langgraph",
+            "langgraph_agent.py",
+            d,
+            &["--instrumentation", instrumentation],
+        );
+        check_producer(d, &ids, "merged into 6 call(s), 9 model call(s)", true);
+    }
 }
 
 #[test]

@@ -23,7 +23,8 @@ run strands strands_agent.py "$work/strands"
 run strands strands_agent.py "$work/strands-latest" --semconv latest
 run smolagents smolagents_agent.py "$work/smolagents"
 run langgraph langgraph_agent.py "$work/langgraph"
-for p in strands strands-latest smolagents langgraph; do
+run langgraph langgraph_agent.py "$work/langgraph-openllmetry" --instrumentation openllmetry
+for p in strands strands-latest smolagents langgraph langgraph-openllmetry; do
   mkdir -p "$out/$p"
   cp "$work/$p"/*.pb "$work/$p/ids.jsonl" "$out/$p/"
 done

@@ -1,7 +1,9 @@
 """A real LangGraph ReAct agent (langgraph.prebuilt.create_react_agent) calling the real
 fastmcp warehouse server over stdio through langchain-mcp-adapters, its model
 langchain-openai's ChatOpenAI on the real `openai` client whose transport answers from the
-script (openai_scripted.py; no LLM), traced by OpenInference's LangChain instrumentation.
+script (openai_scripted.py; no LLM), traced by OpenInference's LangChain instrumentation
+(`--instrumentation openinference`, the default) or OpenLLMetry's
+(`--instrumentation openllmetry`, with content capture on, its default).
 
 The server runs under GC_SERVER_PYTHON (the producers venv, with fastmcp 4). Prints one
 JSON line per conversation: {"conversation", "trace_id"}."""
@@ -19,6 +21,7 @@ import scenarios  # noqa: E402
 p = argparse.ArgumentParser()
 p.add_argument("--spans-file")
 p.add_argument("--seed", default="langgraph")
+p.add_argument("--instrumentation", choices=["openinference", "openllmetry"], default="openinference")
 args = p.parse_args()
 
 provider = otel_setup.setup("langgraph-agent", args.seed, args.spans_file)
@@ -26,11 +29,14 @@ provider = otel_setup.setup("langgraph-agent", args.seed, args.spans_file)
 from langchain_mcp_adapters.client import MultiServerMCPClient  # noqa: E402
 from langchain_openai import ChatOpenAI  # noqa: E402
 from langgraph.prebuilt import create_react_agent  # noqa: E402
-from openinference.instrumentation.langchain import LangChainInstrumentor  # noqa: E402
 from opentelemetry import trace  # noqa: E402
 
 import openai_scripted  # noqa: E402
 
+if args.instrumentation == "openinference":
+    from openinference.instrumentation.langchain import LangChainInstrumentor
+else:
+    from opentelemetry.instrumentation.langchain import LangchainInstrumentor as LangChainInstrumentor
 LangChainInstrumentor().instrument(tracer_provider=provider)
 server_python = os.environ.get("GC_SERVER_PYTHON", sys.executable)
 

@@ -202,6 +202,17 @@ fn looks_like_schema(v: &Value) -> bool {
 /// and a Python call captured whole (`{"args": [], "kwargs": {...}}`, as OpenInference
 /// records a wrapped function's input: smolagents' tools).
 fn unwrap_arguments(v: Value) -> Value {
+    // LangChain's tool-start callback captured whole (OpenLLMetry's LangChain
+    // instrumentation): `input_str` and `inputs` are Python reprs, not JSON; what parses
+    // as a JSON object is kept, else nothing (the model's request gives them, by id).
+    if let Value::Object(o) = &v
+        && o.contains_key("input_str")
+    {
+        return match o.get("inputs").map(json_or_text) {
+            Some(Value::Object(a)) => Value::Object(a),
+            _ => Value::Null,
+        };
+    }
     if let Value::Object(o) = &v
         && let Some(Value::Object(kw)) = o.get("kwargs")
         && o.get("args")
@@ -271,8 +282,15 @@ pub fn tool_result(v: Value) -> (Value, Option<bool>, Option<Value>) {
 
 /// The fields of a LangChain ToolMessage, if `v` is one.
 fn tool_message(v: &Value) -> Option<&Map<String, Value>> {
-    let d = match v.get("data") {
-        Some(d) if v.get("type").and_then(Value::as_str) == Some("tool") => d,
+    // OpenLLMetry wraps the tool's output as `{"output": …, "kwargs": …}`; LangChain's
+    // own serialisation is `{"lc": 1, "type": "constructor", "kwargs": {fields}}`.
+    let v = match v.get("output") {
+        Some(inner) if v.get("lc").is_none() => inner,
+        _ => v,
+    };
+    let d = match (v.get("data"), v.get("kwargs")) {
+        (Some(d), _) if v.get("type").and_then(Value::as_str) == Some("tool") => d,
+        (_, Some(k)) if v.get("lc").is_some() => k,
         _ => v,
     };
     let o = d.as_object()?;
@@ -1058,6 +1076,7 @@ fn call_steps(
         .flatten();
     let arguments = match recorded {
         Some(v) if v.is_object() => Some(v),
+        Some(Value::Null) | None => asked,
         other => asked.or(other),
     };
     let (result, result_error, meta) = match raw {
@@ -1621,6 +1640,27 @@ mod tests {
         assert_eq!(tool_result(v), (json!({"n": 3}), Some(false), None));
         let v = json!({"result": "plain", "is_error": true});
         assert_eq!(tool_result(v), (json!("plain"), Some(true), None));
+    }
+
+    #[test]
+    fn the_mapping_is_total_on_hostile_spans() {
+        // Structure-aware fuzz: spans of the keys, events and value shapes the mapping
+        // reads, values at random (synth::attack::hostile_spans). Nothing may panic, and
+        // no result may appear without its call.
+        use crate::input::import::{Imported, Options, number};
+        for seed in 0..400 {
+            let (count, depth) = if seed % 50 == 0 { (400, 30) } else { (30, 6) };
+            let spans = crate::synth::attack::spans::hostile_spans(seed, count, depth);
+            let mut out = Imported::default();
+            let steps = super::steps(spans, &Options::default(), &mut out);
+            let calls = steps.iter().filter(|s| s.kind == "tool_call").count();
+            let results = steps.iter().filter(|s| s.kind == "tool_result").count();
+            assert!(
+                results <= calls,
+                "seed {seed}: {results} results, {calls} calls"
+            );
+            number(steps, &Options::default(), &mut out);
+        }
     }
 
     #[test]
