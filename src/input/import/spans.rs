@@ -199,8 +199,8 @@ fn looks_like_schema(v: &Value) -> bool {
 
 /// Arguments wrapped by the instrumentation: OpenLLMetry's `traceloop.entity.input`
 /// (`{"arguments": {...}, ...}` or the whole JSON-RPC params `{"name", "arguments"}`),
-/// and a Python call captured whole (`{"args": [], "kwargs": {...}}`, as OpenInference
-/// records a wrapped function's input: smolagents' tools).
+/// and a Python call captured whole (`{"args": [], "kwargs": {...}}` or `{"kwargs": {...}}`,
+/// as OpenInference records a wrapped function's input: smolagents' and LlamaIndex's tools).
 fn unwrap_arguments(v: Value) -> Value {
     // LangChain's tool-start callback captured whole (OpenLLMetry's LangChain
     // instrumentation): `input_str` and `inputs` are Python reprs, not JSON; what parses
@@ -216,7 +216,9 @@ fn unwrap_arguments(v: Value) -> Value {
     if let Value::Object(o) = &v
         && let Some(Value::Object(kw)) = o.get("kwargs")
         && o.get("args")
-            .is_some_and(|a| a.as_array().is_some_and(Vec::is_empty))
+            .is_none_or(|a| a.as_array().is_some_and(Vec::is_empty))
+        && !o.contains_key("name")
+        && !o.contains_key("tool_name")
     {
         return Value::Object(kw.clone());
     }
@@ -834,6 +836,18 @@ pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<St
                 }
             }
         }
+        // A model span that carries no message, reply or token count is a framework's
+        // step around a model call (LlamaIndex's `_prepare_chat_with_tools`), not one.
+        model_groups.retain(|_, members| {
+            let call = members.iter().any(|&i| carries_model_call(&spans[i]));
+            if !call {
+                for &i in members.iter() {
+                    let word = spans[i].name.split_whitespace().next().unwrap_or("");
+                    *out.counts.skipped.entry(word.to_string()).or_default() += 1;
+                }
+            }
+            call
+        });
         out.counts.tool_spans += call_groups.values().map(Vec::len).sum::<usize>();
         out.counts.calls += call_groups.len();
         out.counts.model_spans += model_groups.len();
@@ -988,6 +1002,24 @@ pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<St
         steps.extend(model_steps.into_iter().map(|(s, _)| s));
     }
     steps
+}
+
+/// A model span with what a model call gives: messages in or out, or token counts.
+fn carries_model_call(s: &Span) -> bool {
+    s.attrs.keys().any(|k| {
+        [
+            "gen_ai.input.messages",
+            "gen_ai.output.messages",
+            "gen_ai.usage.",
+            "gen_ai.prompt.",
+            "gen_ai.completion.",
+            "llm.input_messages.",
+            "llm.output_messages.",
+            "llm.token_count.",
+        ]
+        .iter()
+        .any(|p| k.starts_with(p))
+    })
 }
 
 /// An agent run's span (OpenInference's AGENT kind, GenAI's `invoke_agent`).
