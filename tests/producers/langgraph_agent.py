@@ -38,18 +38,14 @@ if args.instrumentation == "openinference":
 else:
     from opentelemetry.instrumentation.langchain import LangchainInstrumentor as LangChainInstrumentor
 LangChainInstrumentor().instrument(tracer_provider=provider)
-server_python = os.environ.get("GC_SERVER_PYTHON", sys.executable)
 
 
 async def main():
     tracer = trace.get_tracer("groundcheck-producer")
     for conv in scenarios.CONVERSATIONS:
+        python, server_args, env = scenarios.warehouse_server(conv, args.seed)
         client = MultiServerMCPClient({conv["server"]: {
-            "transport": "stdio",
-            "command": server_python,
-            "args": [os.path.join(os.path.dirname(__file__), "warehouse_server.py")],
-            "env": {**os.environ, "GC_SERVER_NAME": conv["server"],
-                    "GC_ID_SEED": f"{args.seed}-{conv['name']}"},
+            "transport": "stdio", "command": python, "args": server_args, "env": env,
         }})
         model = ChatOpenAI(model=scenarios.MODEL, api_key="scripted",
                            base_url="http://model.invalid/v1",

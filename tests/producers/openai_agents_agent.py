@@ -1,6 +1,6 @@
 """A real openai-agents agent calling the real fastmcp warehouse server over stdio
 (`agents.mcp.MCPServerStdio`), its model the real `AsyncOpenAI` client whose HTTP
-transport answers chat.completions from the script (no LLM), traced by OpenInference's
+transport answers chat.completions from the script (openai_scripted.py; no LLM), traced by OpenInference's
 openai-agents instrumentation (exclusive: nothing goes to OpenAI's trace backend).
 
 Prints one JSON line per conversation: {"conversation", "trace_id"}."""
@@ -22,37 +22,15 @@ args = p.parse_args()
 
 provider = otel_setup.setup("openai-agents-agent", args.seed, args.spans_file)
 
-import httpx  # noqa: E402
 from agents import Agent, OpenAIChatCompletionsModel, Runner  # noqa: E402
 from agents.mcp import MCPServerStdio  # noqa: E402
 from openai import AsyncOpenAI  # noqa: E402
 from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor  # noqa: E402
 from opentelemetry import trace  # noqa: E402
 
+import openai_scripted  # noqa: E402
+
 OpenAIAgentsInstrumentor().instrument(tracer_provider=provider)
-
-
-def scripted(conv):
-    def handler(request: httpx.Request) -> httpx.Response:
-        body = json.loads(request.content)
-        done = sum(1 for m in body["messages"] if m.get("role") == "assistant")
-        turn = conv["turns"][min(done, len(conv["turns"]) - 1)]
-        message = {"role": "assistant", "content": turn.get("answer") or turn.get("text")}
-        if "calls" in turn:
-            message["tool_calls"] = [
-                {"id": c["id"], "type": "function",
-                 "function": {"name": c["tool"], "arguments": json.dumps(c["arguments"])}}
-                for c in turn["calls"]
-            ]
-        return httpx.Response(200, json={
-            "id": f"chatcmpl-{done}", "object": "chat.completion", "created": 1764576000,
-            "model": scenarios.MODEL,
-            "choices": [{"index": 0, "message": message,
-                         "finish_reason": "tool_calls" if "calls" in turn else "stop"}],
-            "usage": {"prompt_tokens": turn["input_tokens"], "completion_tokens": turn["output_tokens"],
-                      "total_tokens": turn["input_tokens"] + turn["output_tokens"]},
-        })
-    return handler
 
 
 async def main():
@@ -60,7 +38,7 @@ async def main():
     for conv in scenarios.CONVERSATIONS:
         client = AsyncOpenAI(
             api_key="scripted", base_url="http://model.invalid/v1",
-            http_client=httpx.AsyncClient(transport=httpx.MockTransport(scripted(conv))),
+            http_client=openai_scripted.async_client(conv),
         )
         server = MCPServerStdio(
             params={

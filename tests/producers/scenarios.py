@@ -68,3 +68,16 @@ def root_attributes(conv):
     if conv.get("case_attr"):
         attrs["groundcheck.case_id"] = conv["case_attr"]
     return attrs
+
+
+def warehouse_server(conv, seed):
+    """How a producer in a venv of its own starts the fastmcp warehouse server for one
+    conversation: (python, args, env). The server runs under GC_SERVER_PYTHON (the
+    producers venv, with fastmcp 4); its span ids are seeded per server process."""
+    import os
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    python = os.environ.get("GC_SERVER_PYTHON", sys.executable)
+    env = {**os.environ, "GC_SERVER_NAME": conv["server"], "GC_ID_SEED": f"{seed}-{conv['name']}"}
+    return python, [os.path.join(here, "warehouse_server.py")], env

@@ -39,15 +39,10 @@ from strands.tools.mcp import MCPClient  # noqa: E402
 
 import openai_scripted  # noqa: E402
 
-server_python = os.environ.get("GC_SERVER_PYTHON", sys.executable)
 tracer = trace.get_tracer("groundcheck-producer")
 for conv in scenarios.CONVERSATIONS:
-    params = StdioServerParameters(
-        command=server_python,
-        args=[os.path.join(os.path.dirname(__file__), "warehouse_server.py")],
-        env={**os.environ, "GC_SERVER_NAME": conv["server"],
-             "GC_ID_SEED": f"{args.seed}-{conv['name']}"},
-    )
+    python, server_args, env = scenarios.warehouse_server(conv, args.seed)
+    params = StdioServerParameters(command=python, args=server_args, env=env)
     mcp = MCPClient(lambda: stdio_client(params))
     client = AsyncOpenAI(api_key="scripted", base_url="http://model.invalid/v1",
                          http_client=openai_scripted.async_client(conv))

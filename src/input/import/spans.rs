@@ -968,11 +968,14 @@ pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<St
             let ms: Vec<&Span> = members.iter().map(|&i| &spans[i]).collect();
             seq += 4;
             let (mut st, mut asked_tools) = model_step(&ms, &base, seq, &mut users, &mut steps);
-            if let Some(text) = ms
-                .iter()
-                .flat_map(|s| requested_calls(s))
-                .find_map(|(id, _, _)| answer_by_call_id.get(id.as_ref()?))
-            {
+            let answered = (!answer_by_call_id.is_empty())
+                .then(|| {
+                    ms.iter()
+                        .flat_map(|s| requested_calls(s))
+                        .find_map(|(id, _, _)| answer_by_call_id.get(id.as_ref()?))
+                })
+                .flatten();
+            if let Some(text) = answered {
                 st.kind = "answer";
                 st.text = Some(text.clone());
                 asked_tools = false;
