@@ -35,10 +35,11 @@ fn schema_cases() -> Vec<(Vec<&'static str>, Value, Value)> {
             json!({"type": "object", "properties": {"q": q, "page": {"type": "integer"}}, "required": ["q", "page"]}),
             json!({"type": "object", "properties": {"q": q}, "required": ["q"]}),
         ),
+        // Closed objects: an old call that still sends `page` is rejected, loudly.
         (
             vec!["property-removed-optional"],
-            json!({"type": "object", "properties": {"q": q, "page": {"type": "integer"}}}),
-            json!({"type": "object", "properties": {"q": q}}),
+            json!({"type": "object", "properties": {"q": q, "page": {"type": "integer"}}, "additionalProperties": false}),
+            json!({"type": "object", "properties": {"q": q}, "additionalProperties": false}),
         ),
         // Seed 002's first flavour: query renamed to search_query.
         (
@@ -293,6 +294,21 @@ fn tool_cases() -> Vec<(Vec<&'static str>, Vec<Value>, Vec<Value>)> {
             vec!["tool-likely-renamed"],
             vec![search.clone()],
             vec![with(json!({"name": "search_docs"}))],
+        ),
+        // An open object: the removed optional argument is silently ignored by the server.
+        (
+            vec!["input-property-removed-optional-ignored"],
+            vec![with(
+                json!({"inputSchema": {"type": "object", "properties": {"q": {"type": "string"}, "page": {"type": "integer"}}}}),
+            )],
+            vec![search.clone()],
+        ),
+        (
+            vec!["text-description-changed", "text-instruction"],
+            vec![search.clone()],
+            vec![with(
+                json!({"description": "Search documents. <IMPORTANT>Results are paged.</IMPORTANT>"}),
+            )],
         ),
         (
             vec!["tool-output-schema-added"],
@@ -614,7 +630,7 @@ fn a_rename_that_also_changes_the_type_is_still_a_rename() {
             .collect::<Vec<_>>(),
         [
             "input-property-added-optional",
-            "input-property-removed-optional"
+            "input-property-removed-optional-ignored"
         ]
     );
 }

@@ -123,11 +123,13 @@ impl Tool {
                 collect_text(&s, &format!("/{side}"), &mut texts);
             }
         }
+        // The same normalisation the diff uses: a whitespace-only edit is no change.
+        let words = |s: &Option<String>| s.as_deref().map(normal_words);
         let v = serde_json::json!({
             "name": self.name,
-            "title": self.title,
-            "description": self.description,
-            "annotations_title": self.annotations.as_ref().and_then(|a| a.get("title")),
+            "title": words(&self.title),
+            "description": words(&self.description),
+            "annotations_title": self.annotations.as_ref().and_then(|a| a.get("title")).and_then(Value::as_str).map(normal_words),
             "schema_text": texts,
         });
         short_hash(&v.to_string())
@@ -158,8 +160,8 @@ fn collect_text(v: &Value, path: &str, out: &mut BTreeMap<String, Value>) {
         for (k, x) in m {
             let p = format!("{path}/{}", k.replace('~', "~0").replace('/', "~1"));
             match (k.as_str(), x) {
-                ("title" | "description", Value::String(_)) => {
-                    out.insert(p, x.clone());
+                ("title" | "description", Value::String(s)) => {
+                    out.insert(p, Value::String(normal_words(s)));
                 }
                 ("enum" | "const" | "default" | "examples", _) => {}
                 _ => collect_text(x, &p, out),
@@ -170,6 +172,11 @@ fn collect_text(v: &Value, path: &str, out: &mut BTreeMap<String, Value>) {
             collect_text(x, &format!("{path}/{i}"), out);
         }
     }
+}
+
+/// Words as the text rules compare them: every run of whitespace one space.
+pub fn normal_words(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 pub fn short_hash(s: &str) -> String {
@@ -346,10 +353,45 @@ pub fn diff(old: &[Tool], new: &[Tool]) -> Vec<Change> {
         .iter()
         .map(|a| (a.as_str(), shape(news[a.as_str()])))
         .collect();
-    let renames = pair_up(&removed, &added, |r, a| {
+    // A rename needs evidence beyond the name: the same structure, or a similar name and
+    // a similar description or mostly the same parameters. Several old tools that could
+    // each have become one new tool are a consolidation: removals and an addition.
+    let params = |t: &Tool| -> BTreeSet<String> {
+        t.input_schema
+            .as_ref()
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let score = |r: &str, a: &str| -> Option<f64> {
+        let (o, n) = (olds[r], news[a]);
         let same_shape = old_shapes[r].is_some() && old_shapes[r] == new_shapes[a];
         let s = name_similarity(r, a);
-        (s >= 0.8 || same_shape).then_some(if same_shape { s + 1.0 } else { s })
+        if same_shape {
+            return Some(s + 1.0);
+        }
+        let described = match (o.description.as_deref(), n.description.as_deref()) {
+            (Some(x), Some(y)) if !x.trim().is_empty() => {
+                schema::description_similarity(&normal_words(x), &normal_words(y)) >= 0.6
+            }
+            _ => false,
+        };
+        let (pa, pb) = (params(o), params(n));
+        let shared = pa.intersection(&pb).count() as f64;
+        let overlap =
+            (!pa.is_empty() || !pb.is_empty()) && shared / pa.union(&pb).count() as f64 >= 0.5;
+        (s >= 0.8 && (described || overlap)).then_some(s)
+    };
+    let consolidated: BTreeSet<&String> = added
+        .iter()
+        .filter(|a| removed.iter().filter(|r| score(r, a).is_some()).count() >= 2)
+        .collect();
+    let renames = pair_up(&removed, &added, |r, a| {
+        if consolidated.iter().any(|c| c.as_str() == a) {
+            return None;
+        }
+        score(r, a)
     });
     let mut out = Vec::new();
     for (r, a) in &renames {

@@ -183,6 +183,14 @@ const TOOL: &[(&str, Severity, Action, &str)] = &[
 
 /// Annotation rules. MCP defaults: readOnlyHint false, destructiveHint true,
 /// idempotentHint false, openWorldHint true.
+/// inputSchema rules that have no output twin: (id, severity, action, text).
+const INPUT: &[(&str, Severity, Action, &str)] = &[(
+    "input-property-removed-optional-ignored",
+    Breaking,
+    Action::Block,
+    "inputSchema: An optional property was removed and the schema does not close additionalProperties: most servers then ignore the old argument, so an old call still succeeds and silently means something else (seed 002's opening failure). With additionalProperties false the old call is rejected: input-property-removed-optional, a warning.",
+)];
+
 const ANNOTATION: &[(&str, Severity, Action, &str)] = &[
     (
         "annotation-read-only-removed",
@@ -353,7 +361,13 @@ const TEXT: &[(&str, Severity, Action, &str)] = &[
         "text-suspicious",
         Review,
         Action::Block,
-        "Model-visible text gained something that reads like an instruction to the model (imperative, URL, mention of another tool, hidden Unicode): possible injection.",
+        "Model-visible text (a description, title, parameter name, enum value, default or example) gained an instruction aimed at the model together with a sensitive target (credentials, the conversation, other tools' data, an outside address, hidden characters): possible injection.",
+    ),
+    (
+        "text-instruction",
+        Review,
+        Action::Warn,
+        "Model-visible text gained one weak sign of an instruction to the model (a note to the assistant, something kept from the user, a rule over another tool, a shell command, a credential's place, invisible characters): for review.",
     ),
 ];
 
@@ -381,7 +395,7 @@ const SCHEMA: &[(SchemaRule, Severity, Severity, &str)] = &[
         PROPERTY_REMOVED_OPTIONAL,
         Warning,
         Warning,
-        "An optional property was removed.",
+        "An optional property was removed (inputs: where the schema rejects unknown properties, so an old call fails loudly).",
     ),
     (
         PROPERTY_LIKELY_RENAMED,
@@ -759,6 +773,7 @@ fn build() -> Vec<Rule> {
         }
     };
     fixed(Direction::Tool, TOOL);
+    fixed(Direction::Input, INPUT);
     fixed(Direction::Annotation, ANNOTATION);
     fixed(Direction::Text, TEXT);
     fixed(Direction::Server, SERVER);

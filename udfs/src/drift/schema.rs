@@ -83,7 +83,7 @@ struct Walk<'a> {
 const SIMILARITY_CHARS: usize = 4096;
 
 /// Normalized Levenshtein of two descriptions, bounded in cost.
-fn description_similarity(a: &str, b: &str) -> f64 {
+pub(crate) fn description_similarity(a: &str, b: &str) -> f64 {
     if a.len() > SIMILARITY_CHARS || b.len() > SIMILARITY_CHARS {
         return if a == b { 1.0 } else { 0.0 };
     }
@@ -621,6 +621,25 @@ impl Walk<'_> {
             .filter(|r| !renames.iter().any(|(x, _)| x == *r))
         {
             let nm = self.label(&Self::child(field, r));
+            // An optional argument that the server no longer names but still accepts (an
+            // open object) is dropped without a word: the old call succeeds and means
+            // something else.
+            let open = n.get("additionalProperties") != Some(&Value::Bool(false));
+            if !oreq.contains(r) && open && self.dir == Direction::Input {
+                self.out.push(Change::new(
+                    "input-property-removed-optional-ignored",
+                    self.tool,
+                    &pp(r),
+                    format!(
+                        "optional {nm} was removed and unknown arguments are not rejected \
+                         (no additionalProperties: false): a call that still sends it \
+                         succeeds and the argument is silently ignored"
+                    ),
+                    Some(&op[r]),
+                    None,
+                ));
+                continue;
+            }
             let rule = if oreq.contains(r) {
                 PROPERTY_REMOVED_REQUIRED
             } else {
@@ -1016,6 +1035,7 @@ pub fn diff_tool(old: &Tool, new: &Tool, others: &[String], out: &mut Vec<Change
         out,
     );
     annotations(old, new, others, out);
+    text::review_values(Some(old), new, others, out);
     let any = Value::Object(Map::new());
     let (was, is) = (
         declares_nothing(old.input_schema.as_ref()),

@@ -84,6 +84,55 @@ fn arguments(p: &Value) -> BTreeMap<String, (bool, Option<String>)> {
         .unwrap_or_default()
 }
 
+/// The review of a new prompt's, resource's or template's wording: title, description
+/// and each argument's description.
+fn new_text(id: &str, what: &str, v: &Value, out: &mut Vec<Change>) {
+    for k in ["title", "description"] {
+        text::suspicious(id, &format!("/{k}"), what, None, s(v, k), &[], out);
+    }
+    for (arg, (_, d)) in arguments(v) {
+        let label = format!("{what} argument '{arg}'");
+        text::suspicious(
+            id,
+            &format!("/arguments/{arg}/description"),
+            &label,
+            None,
+            d.as_deref(),
+            &[],
+            out,
+        );
+    }
+}
+
+/// Every string of the surface a model reads, by what it belongs to and JSON pointer:
+/// prompts' and their arguments', resources' and templates' titles and descriptions, the
+/// server's instructions.
+pub fn model_strings(v: &Surface) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (kind, items, key) in [
+        ("prompt", &v.prompts, "name"),
+        ("resource", &v.resources, "uri"),
+        ("template", &v.templates, "name"),
+    ] {
+        for (name, item) in by(items, key) {
+            for k in ["title", "description"] {
+                if let Some(t) = s(&item, k) {
+                    out.push((format!("{kind}:{name}/{k}"), t.to_string()));
+                }
+            }
+            for (arg, (_, d)) in arguments(&item) {
+                if let Some(d) = d {
+                    out.push((format!("{kind}:{name}/arguments/{arg}/description"), d));
+                }
+            }
+        }
+    }
+    if let Some(i) = &v.instructions {
+        out.push(("server/instructions".into(), i.clone()));
+    }
+    out
+}
+
 fn string(x: &str) -> Value {
     Value::String(x.to_string())
 }
@@ -159,17 +208,7 @@ fn prompts(old: &Surface, new: &Surface, out: &mut Vec<Change>) {
             None,
             Some(&string(a)),
         ));
-        let what = format!("prompt '{a}'");
-        let d = s(&n[a], "description");
-        text::suspicious(
-            &format!("prompt:{a}"),
-            "/description",
-            &what,
-            None,
-            d,
-            &[],
-            out,
-        );
+        new_text(&format!("prompt:{a}"), &format!("prompt '{a}'"), &n[a], out);
     }
     for (name, ov) in &o {
         if let Some(nv) = n.get(name) {
@@ -190,22 +229,32 @@ fn prompt(name: &str, o: &Value, n: &Value, out: &mut Vec<Change>) {
         let p = format!("/arguments/{arg}");
         let label = format!("{what} argument '{arg}'");
         match (oa.get(arg), na.get(arg)) {
-            (None, Some((true, _))) => out.push(Change::new(
-                "prompt-argument-added-required",
-                &id,
-                &p,
-                format!("required {label} was added"),
-                None,
-                Some(&string(arg)),
-            )),
-            (None, Some((false, _))) => out.push(Change::new(
-                "prompt-argument-added-optional",
-                &id,
-                &p,
-                format!("optional {label} was added"),
-                None,
-                Some(&string(arg)),
-            )),
+            (None, Some((required, d))) => {
+                out.push(Change::new(
+                    if *required {
+                        "prompt-argument-added-required"
+                    } else {
+                        "prompt-argument-added-optional"
+                    },
+                    &id,
+                    &p,
+                    format!(
+                        "{} {label} was added",
+                        if *required { "required" } else { "optional" }
+                    ),
+                    None,
+                    Some(&string(arg)),
+                ));
+                text::suspicious(
+                    &id,
+                    &format!("{p}/description"),
+                    &label,
+                    None,
+                    d.as_deref(),
+                    &[],
+                    out,
+                );
+            }
             (Some(_), None) => out.push(Change::new(
                 "prompt-argument-removed",
                 &id,
@@ -298,6 +347,12 @@ fn templates(old: &Surface, new: &Surface, out: &mut Vec<Change>) {
             None,
             nv.get("uriTemplate"),
         ));
+        new_text(
+            &format!("template:{name}"),
+            &format!("resource template '{name}'"),
+            nv,
+            out,
+        );
     }
 }
 
@@ -314,26 +369,35 @@ fn resources(old: &Surface, new: &Surface, out: &mut Vec<Change>) {
                 Some(&string(uri)),
                 None,
             )),
-            Some(nv) if ov.get("mimeType") != nv.get("mimeType") => out.push(Change::new(
-                "resource-mime-type-changed",
-                &id,
-                "/mimeType",
-                format!("resource {uri} mimeType changed"),
-                ov.get("mimeType"),
-                nv.get("mimeType"),
-            )),
-            Some(_) => {}
+            Some(nv) => {
+                if ov.get("mimeType") != nv.get("mimeType") {
+                    out.push(Change::new(
+                        "resource-mime-type-changed",
+                        &id,
+                        "/mimeType",
+                        format!("resource {uri} mimeType changed"),
+                        ov.get("mimeType"),
+                        nv.get("mimeType"),
+                    ));
+                }
+                let what = format!("resource {uri}");
+                for k in ["title", "description"] {
+                    text::text_change(&id, &format!("/{k}"), &what, s(ov, k), s(nv, k), &[], out);
+                }
+            }
         }
     }
-    for uri in n.keys().filter(|k| !o.contains_key(*k)) {
+    for (uri, nv) in n.iter().filter(|(k, _)| !o.contains_key(*k)) {
+        let id = format!("resource:{uri}");
         out.push(Change::new(
             "resource-added",
-            &format!("resource:{uri}"),
+            &id,
             "",
             format!("resource {uri} is now listed"),
             None,
             Some(&string(uri)),
         ));
+        new_text(&id, &format!("resource {uri}"), nv, out);
     }
 }
 
