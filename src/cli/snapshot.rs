@@ -72,7 +72,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     if server.trim().is_empty() {
         anyhow::bail!("--server: a server name must not be empty");
     }
-    let captured_at = match &args.captured_at {
+    let mut captured_at = match &args.captured_at {
         Some(t) => chrono::DateTime::parse_from_rfc3339(t)
             .with_context(|| format!("--captured-at {t}: not an RFC 3339 time"))?
             .with_timezone(&chrono::Utc),
@@ -97,7 +97,6 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let rows = rows(&snap, &server, &captured_at);
     // The folder name is the server's name made safe for a path (it may hold '/').
     let folder: String = server
         .chars()
@@ -110,6 +109,24 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         })
         .collect();
     let dir = args.out.join("snapshots").join(folder);
+    // Snapshots never overwrite one another. Captures are named by the second: a second
+    // capture in the same second waits for the next one; an explicit --captured-at that is
+    // taken already is refused.
+    let ext = if args.jsonl { "jsonl" } else { "parquet" };
+    let taken = |at: &str| dir.join(format!("{}.{ext}", at.replace(':', ""))).exists();
+    while taken(&captured_at) {
+        if args.captured_at.is_some() {
+            return Err(groundcheck::Error::Usage(format!(
+                "a snapshot of {server} at {captured_at} is already in {}: snapshots never \
+                 overwrite one another; pick another --captured-at",
+                dir.display()
+            ))
+            .into());
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        captured_at = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    }
+    let rows = rows(&snap, &server, &captured_at);
     let stem = captured_at.replace(':', "");
     let path = if args.jsonl {
         let path = dir.join(format!("{stem}.jsonl"));

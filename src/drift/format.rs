@@ -292,23 +292,77 @@ fn markdown(d: &Drift) -> String {
 }
 
 /// SARIF rules for the version findings that fail a run.
-const VERSION_RULES: &[(&str, &str)] = &[
-    (
-        "semver-problem",
-        "The declared version is under-bumped for the changes, goes backwards, or is not a version.",
-    ),
-    (
-        "client-range-mismatch",
-        "A client pinned to --client-range may not call the new version.",
-    ),
-];
-
 fn level(a: Action) -> &'static str {
     match a {
         Action::Block => "error",
         Action::Warn => "warning",
         Action::Allow => "note",
     }
+}
+
+/// A SARIF artifactLocation for a snapshot's source: a file inside the working directory
+/// as a repository-relative URI (`uriBaseId` %SRCROOT%, what code scanning resolves), any
+/// other file as a `file://` URI, an http(s) server as its URL, and a `stdio:` server as a
+/// `stdio:` URI with its command line percent-encoded. SARIF requires RFC 3986 URIs; a
+/// command line with spaces is not one.
+pub fn artifact(source: &str) -> Value {
+    use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
+    // Everything but RFC 3986's unreserved characters and the path's '/'.
+    const PATH: &AsciiSet = &CONTROLS
+        .add(b' ')
+        .add(b'"')
+        .add(b'#')
+        .add(b'%')
+        .add(b'<')
+        .add(b'>')
+        .add(b'?')
+        .add(b'`')
+        .add(b'{')
+        .add(b'}')
+        .add(b'|')
+        .add(b'\\')
+        .add(b'^')
+        .add(b'[')
+        .add(b']')
+        .add(b'\'')
+        .add(b'@')
+        .add(b'!')
+        .add(b'$')
+        .add(b'&')
+        .add(b'(')
+        .add(b')')
+        .add(b'*')
+        .add(b'+')
+        .add(b',')
+        .add(b';')
+        .add(b'=')
+        .add(b':');
+    let enc = |s: &str| utf8_percent_encode(s, PATH).to_string();
+    if source.starts_with("http://") || source.starts_with("https://") {
+        return json!({"uri": source});
+    }
+    if let Some(cmd) = source.strip_prefix("stdio:") {
+        return json!({"uri": format!("stdio:{}", enc(cmd.trim()))});
+    }
+    let file = source.split_once('@').map_or(source, |(p, at)| {
+        if at.len() >= 10 && at.as_bytes().get(4) == Some(&b'-') {
+            p
+        } else {
+            source
+        }
+    });
+    let path = std::path::Path::new(file);
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let abs = crate::store::location::lexical(&abs);
+    if let Some(rel) = std::env::current_dir().ok().and_then(|cwd| {
+        abs.strip_prefix(crate::store::location::lexical(&cwd))
+            .ok()
+            .map(|r| r.to_path_buf())
+    }) {
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        return json!({"uri": enc(&rel), "uriBaseId": "%SRCROOT%"});
+    }
+    json!({"uri": format!("file://{}", enc(&abs.to_string_lossy()))})
 }
 
 fn sarif(d: &Drift) -> Value {
@@ -324,7 +378,7 @@ fn sarif(d: &Drift) -> Value {
                    "properties": {"severity": r.severity.as_str(), "direction": r.direction.as_str()}})
         })
         .collect();
-    let mut results: Vec<Value> = d
+    let results: Vec<Value> = d
         .changes
         .iter()
         .map(|c| {
@@ -333,7 +387,7 @@ fn sarif(d: &Drift) -> Value {
                 "level": level(c.action),
                 "message": {"text": format!("{}: {}", c.tool, c.message)},
                 "locations": [{
-                    "physicalLocation": {"artifactLocation": {"uri": d.new.source}},
+                    "physicalLocation": {"artifactLocation": artifact(&d.new.source)},
                     "logicalLocations": [{"name": c.tool, "fullyQualifiedName": format!("{}{}", c.tool, c.path), "kind": "member"}],
                 }],
                 "partialFingerprints": {"groundcheckChange/v1": c.fingerprint()},
@@ -341,40 +395,6 @@ fn sarif(d: &Drift) -> Value {
             })
         })
         .collect();
-    // The version findings that fail a run are results too: a red job always says why.
-    let mut rules_json = rules_json;
-    for (id, text) in VERSION_RULES {
-        let hits: Vec<&Version> = d
-            .versions
-            .iter()
-            .filter(|v| match *id {
-                "semver-problem" => v.problem.is_some(),
-                _ => v.client.as_ref().is_some_and(|c| !c.0),
-            })
-            .collect();
-        if hits.is_empty() {
-            continue;
-        }
-        rules_json.push(json!({"id": id, "shortDescription": {"text": text},
-            "defaultConfiguration": {"level": "error"},
-            "properties": {"severity": "breaking", "direction": "version"}}));
-        for v in hits {
-            let who = v.tool.clone().unwrap_or_else(|| d.server());
-            let line = version_line(v);
-            results.push(json!({
-                "ruleId": id,
-                "level": "error",
-                "message": {"text": line},
-                "locations": [{
-                    "physicalLocation": {"artifactLocation": {"uri": d.new.source}},
-                    "logicalLocations": [{"name": who, "kind": "member"}],
-                }],
-                "partialFingerprints": {"groundcheckChange/v1": groundcheck_udfs::drift::short_hash(
-                    &format!("{id}\u{1f}{who}\u{1f}{}", v.new.clone().unwrap_or_default()))},
-                "properties": {"severity": "breaking"},
-            }));
-        }
-    }
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -407,24 +427,17 @@ fn junit(d: &Drift) -> String {
     for t in &tools {
         let cs: Vec<&Change> = d.changes.iter().filter(|c| &c.tool == t).collect();
         let blocking: Vec<&&Change> = cs.iter().filter(|c| c.action == Action::Block).collect();
-        let version = d.versions.iter().find(|v| v.tool.as_deref() == Some(t));
-        let vproblem = version.and_then(|v| {
-            v.problem
-                .clone()
-                .or(v.client.as_ref().filter(|c| !c.0).map(|c| c.1.clone()))
-        });
         cases += &format!(
             "    <testcase classname=\"{}\" name=\"{}\">\n",
             xml(&server),
             xml(t)
         );
-        if !blocking.is_empty() || vproblem.is_some() {
+        if !blocking.is_empty() {
             failures += 1;
-            let mut lines: Vec<String> = blocking
+            let lines: Vec<String> = blocking
                 .iter()
                 .map(|c| format!("{} [{}]", c.message, c.rule))
                 .collect();
-            lines.extend(vproblem);
             cases += &format!(
                 "      <failure message=\"{}\" type=\"drift\">{}</failure>\n",
                 xml(&lines[0]),
@@ -484,17 +497,31 @@ fn github(d: &Drift) -> String {
             ))
         );
     }
-    for v in &d.versions {
-        if v.problem.is_some() || v.client.as_ref().is_some_and(|c| !c.0) {
-            out += &format!("::error {file}title=semver::{}\n", gh(&version_line(v)));
-        }
-    }
     out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{visible, xml};
+    use super::{artifact, visible, xml};
+
+    #[test]
+    fn sarif_locations_are_uris() {
+        assert_eq!(
+            artifact("stdio:npx -y @modelcontextprotocol/server-everything")["uri"],
+            "stdio:npx%20-y%20%40modelcontextprotocol/server-everything"
+        );
+        assert_eq!(
+            artifact("https://mcp.example.com/mcp")["uri"],
+            "https://mcp.example.com/mcp"
+        );
+        let here = artifact("snapshots/../tools v2.json");
+        assert_eq!(here["uri"], "tools%20v2.json");
+        assert_eq!(here["uriBaseId"], "%SRCROOT%");
+        assert_eq!(
+            artifact("/nowhere/x.json@2026-03-01T09:00:00Z")["uri"],
+            "file:///nowhere/x.json"
+        );
+    }
 
     #[test]
     fn hidden_characters_are_written_out() {

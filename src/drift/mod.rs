@@ -16,8 +16,9 @@ use crate::error::{Error, Result};
 /// When the run fails (exit 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FailOn {
-    /// A change whose action is block, an under-bumped version, or a client range the new
-    /// version falls outside (seed 002: the decision defaults to block).
+    /// A change whose action is block: by default also an under-bumped version
+    /// (`semver-problem`) and a client range the new version falls outside
+    /// (`client-range-mismatch`) (seed 002: the decision defaults to block).
     Breaking,
     /// The same, and any change whose action is warn.
     Warning,
@@ -231,6 +232,53 @@ pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
         &all,
         opts.client_range,
     ));
+    // A version finding is a change like the others: in every format, overridable and
+    // ignorable by rule or fingerprint.
+    for v in &versions {
+        let who = v.tool.clone().unwrap_or_else(|| "server".to_string());
+        let found = [
+            ("semver-problem", v.problem.clone()),
+            (
+                "client-range-mismatch",
+                v.client.as_ref().filter(|c| !c.0).map(|c| c.1.clone()),
+            ),
+        ];
+        for (id, message) in found {
+            let Some(message) = message else { continue };
+            let r = rules::rule(id);
+            let quoted = |s: &Option<String>| {
+                s.as_ref()
+                    .map(|s| serde_json::Value::String(s.clone()).to_string())
+            };
+            let mut c = Change {
+                rule: r.id.clone(),
+                direction: r.direction,
+                severity: r.severity,
+                action: r.action,
+                tool: who.clone(),
+                path: "/version".to_string(),
+                message: format!(
+                    "{}: {message}",
+                    if v.tool.is_some() {
+                        format!("tool '{who}' version")
+                    } else {
+                        "server version".to_string()
+                    }
+                ),
+                before: quoted(&v.old),
+                after: quoted(&v.new),
+            };
+            if let Some(o) = opts.overrides.iter().rev().find(|o| o.rule == c.rule) {
+                c.severity = o.severity;
+                c.action = o.action;
+            }
+            if opts.ignore.matches(&c) {
+                ignored += 1;
+            } else {
+                changes.push(c);
+            }
+        }
+    }
     Ok(Drift {
         old,
         new,
@@ -299,20 +347,14 @@ impl Drift {
         if fail_on == FailOn::Never {
             return 0;
         }
-        let changes = self
-            .changes
+        // Version findings are among the changes (`semver-problem`, `client-range-mismatch`).
+        self.changes
             .iter()
             .filter(|c| {
                 c.action == Action::Block
                     || (fail_on == FailOn::Warning && c.action == Action::Warn)
             })
-            .count();
-        let versions = self
-            .versions
-            .iter()
-            .filter(|v| v.problem.is_some() || v.client.as_ref().is_some_and(|c| !c.0))
-            .count();
-        changes + versions
+            .count()
     }
 
     pub fn count(&self, action: Action) -> usize {

@@ -33,6 +33,24 @@ pub struct Listed {
     pub display: String,
 }
 
+/// `a/b/../c` as `a/c`: object_store refuses `..` segments, and a user's relative paths
+/// have them. Lexical, like Python's `os.path.normpath`: a `..` after a symlink means the
+/// link's parent, not its target's.
+pub fn lexical(p: &std::path::Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out = std::path::PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
 impl Location {
     pub fn parse(s: &str) -> Result<Self> {
         let (base, glob) = split_glob(s);
@@ -59,7 +77,7 @@ impl Location {
             )));
         }
         let base = if base.is_empty() { "." } else { base };
-        let abs = std::path::absolute(base).map_err(|e| Error::io(base, e))?;
+        let abs = lexical(&std::path::absolute(base).map_err(|e| Error::io(base, e))?);
         let prefix = Path::from_absolute_path(&abs)
             .map_err(|e| Error::Usage(format!("{}: {e}", abs.display())))?;
         Ok(Self {
@@ -206,5 +224,13 @@ mod tests {
         assert_eq!(l.store_url.as_str(), "s3://bucket/");
         assert!(Location::parse("s3:///x").is_err());
         assert!(Location::parse("gs://b/x").is_err());
+    }
+
+    #[test]
+    fn parent_segments_are_resolved() {
+        let l = Location::parse("/tmp/a/../b/./c.jsonl").unwrap();
+        assert_eq!(l.prefix.as_ref(), "tmp/b/c.jsonl");
+        let l = Location::parse("/tmp/a/../b/*.jsonl").unwrap();
+        assert_eq!(l.prefix.as_ref(), "tmp/b");
     }
 }

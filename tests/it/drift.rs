@@ -55,7 +55,9 @@ fn every_format_matches_its_golden_file() {
         &std::fs::read_to_string(root().join("tests/golden/drift/seed.json")).unwrap(),
     )
     .unwrap();
-    assert_eq!(json["summary"]["block"], 4);
+    // 4 blocking changes and 3 version findings (tool 'search' under-bumped and outside
+    // the client's range, the server outside it).
+    assert_eq!(json["summary"]["block"], 7);
     let sarif: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(root().join("tests/golden/drift/seed.sarif")).unwrap(),
     )
@@ -92,6 +94,40 @@ fn every_format_matches_its_golden_file() {
     for e in &errors {
         assert!(rule_ids.contains(e), "{e} is not a SARIF rule");
     }
+}
+
+/// Issue #43: the version check is a rule like the others: it fails the run, shows in
+/// JUnit (a `server` test case) and yields to --override and --ignore.
+#[test]
+fn version_findings_are_rules_that_can_be_overridden_or_ignored() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tool = serde_json::json!({"name": "search", "inputSchema": {"type": "object"}});
+    let write = |name: &str, version: &str| {
+        let p = tmp.path().join(name);
+        let doc = serde_json::json!({"serverInfo": {"name": "docs", "version": version}, "tools": [tool]});
+        std::fs::write(&p, doc.to_string()).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let (old, new) = (write("old.json", "2.0.0"), write("new.json", "1.9.0"));
+    let r = run(&root(), &["drift", &old, &new, "--format", "junit"]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("failures=\"1\""), "{}", r.stdout);
+    assert!(r.stdout.contains("name=\"server\""), "{}", r.stdout);
+    assert!(r.stdout.contains("[semver-problem]"), "{}", r.stdout);
+    let r = run(
+        &root(),
+        &["drift", &old, &new, "--override", "semver-problem=warning"],
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("WARN"), "{}", r.stdout);
+    let ignore = tmp.path().join("ignore");
+    std::fs::write(&ignore, "semver-problem\n").unwrap();
+    let r = run(
+        &root(),
+        &["drift", &old, &new, "--ignore", ignore.to_str().unwrap()],
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("1 ignored"), "{}", r.stdout);
 }
 
 #[test]
@@ -244,7 +280,8 @@ fn snapshot_of_a_saved_tools_list_round_trips() {
     let dir = out.join("snapshots/docs");
     let parquet = dir.join("2026-03-01T090000Z.parquet");
     let first = std::fs::read(&parquet).unwrap();
-    // Same input, same bytes.
+    // Same input, same bytes (in another folder: snapshots never overwrite one another).
+    let again = tmp.path().join("again");
     ok(
         &root(),
         &[
@@ -253,10 +290,49 @@ fn snapshot_of_a_saved_tools_list_round_trips() {
             "--captured-at",
             "2026-03-01T09:00:00Z",
             "--out",
+            again.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        std::fs::read(again.join("snapshots/docs/2026-03-01T090000Z.parquet")).unwrap(),
+        first
+    );
+    // The same time again into the same folder is refused, and the file is kept.
+    let r = run(
+        &root(),
+        &[
+            "snapshot",
+            "tests/fixtures/drift/tools-v1.json",
+            "--server",
+            "docs",
+            "--captured-at",
+            "2026-03-01T09:00:00Z",
+            "--out",
             out.to_str().unwrap(),
         ],
     );
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("never overwrite"), "{}", r.stderr);
     assert_eq!(std::fs::read(&parquet).unwrap(), first);
+    // Without --captured-at, two snapshots in the same second are two files.
+    let quick = tmp.path().join("quick");
+    for _ in 0..2 {
+        ok(
+            &root(),
+            &[
+                "snapshot",
+                "tests/fixtures/drift/tools-v2.json",
+                "--out",
+                quick.to_str().unwrap(),
+            ],
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(quick.join("snapshots/docs"))
+            .unwrap()
+            .count(),
+        2
+    );
     // Stored rows (Parquet or JSONL) against the file they came from: no change.
     for stored in [parquet.clone(), dir.join("2026-03-01T090000Z.jsonl")] {
         let r = run(

@@ -421,6 +421,11 @@ fn every_rule_has_a_case() {
     for (expected, _, _) in surface_cases() {
         covered.extend(expected.iter().map(|s| s.to_string()));
     }
+    // Judged from declared versions by `groundcheck drift`: tested in tests/it/drift.rs.
+    covered.extend([
+        "semver-problem".to_string(),
+        "client-range-mismatch".to_string(),
+    ]);
     let missing: Vec<&str> = RULES
         .iter()
         .map(|r| r.id.as_str())

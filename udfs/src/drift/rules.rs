@@ -234,6 +234,18 @@ const ANNOTATION: &[(&str, Severity, Action, &str)] = &[
 /// string arguments: the same variance as an inputSchema.
 const SERVER: &[(&str, Severity, Action, &str)] = &[
     (
+        "semver-problem",
+        Breaking,
+        Action::Block,
+        "A declared version (the server's or a tool's) is under-bumped for the changes, goes backwards, or is not a version. Judged by `groundcheck drift`; override or ignore it like any rule.",
+    ),
+    (
+        "client-range-mismatch",
+        Breaking,
+        Action::Block,
+        "A client pinned to --client-range may not call the new version (outside the range, or inside it over breaking changes the version does not own up to).",
+    ),
+    (
         "prompt-added",
         Compatible,
         Action::Allow,
