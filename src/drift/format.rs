@@ -168,6 +168,9 @@ fn version_line(v: &Version) -> String {
     if let Some(p) = &v.problem {
         s += &format!(": ERROR {p}");
     }
+    if let Some(n) = &v.note {
+        s += &format!(" ({n})");
+    }
     if let Some((ok, why)) = &v.client {
         s += &format!(
             "; client {}: {why}",

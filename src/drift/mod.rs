@@ -135,6 +135,8 @@ pub struct Version {
     pub problem: Option<String>,
     /// Whether a client pinned to --client-range may call the new version, and why.
     pub client: Option<(bool, String)>,
+    /// Why a declared version was set aside (an SDK's own version).
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -224,14 +226,22 @@ pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
     }
     let all: Vec<&Change> = changes.iter().collect();
     let needed = semver::needed(all.iter().copied());
-    versions.push(verdict(
-        None,
-        old.server_version.clone(),
-        new.server_version.clone(),
-        needed,
-        &all,
-        opts.client_range,
-    ));
+    // A version the SDK wrote for a server that declares none is not the server's.
+    let (old_sv, old_lib, new_sv, new_lib) =
+        declared(old.server_version.clone(), new.server_version.clone());
+    let mut server = verdict(None, old_sv, new_sv, needed, &all, opts.client_range);
+    let set_aside: Vec<String> = [old_lib, new_lib]
+        .into_iter()
+        .flatten()
+        .map(|(v, sdk)| format!("{v} is the {sdk} SDK's own version"))
+        .collect();
+    if !set_aside.is_empty() {
+        server.note = Some(format!(
+            "{}, not the server's: not compared",
+            set_aside.join(", ")
+        ));
+    }
+    versions.push(server);
     // A version finding is a change like the others: in every format, overridable and
     // ignorable by rule or fingerprint.
     for v in &versions {
@@ -290,6 +300,45 @@ pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
     })
 }
 
+/// Versions the MCP SDKs report in serverInfo when a server declares none (the Python
+/// SDK `mcp`, `fastmcp`): scripts/sdk-versions.sh refreshes the list.
+const SDK_VERSIONS: &str = include_str!("sdk_versions.txt");
+
+/// The SDK that reports `v` as its own version, if any.
+fn sdk_of(v: &str) -> Option<String> {
+    SDK_VERSIONS
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once(' '))
+        .find(|(_, x)| *x == v)
+        .map(|(p, _)| p.to_string())
+}
+
+type SetAside = Option<(String, String)>;
+
+/// The server versions to compare, old and new, and those set aside as an SDK's own
+/// (version, SDK). A version is set aside only with evidence beyond its number, which
+/// servers that declare their own (often `1.0.0`) share with the SDKs' releases: both
+/// sides SDK releases that differ (the library was upgraded), or one side an SDK release
+/// and the other a declared version of another kind (2026.10.10 after mcp's 1.29.0). The
+/// same SDK-looking version on both sides, or beside none, is taken as declared.
+fn declared(
+    old: Option<String>,
+    new: Option<String>,
+) -> (Option<String>, SetAside, Option<String>, SetAside) {
+    let (Some(o), Some(n)) = (&old, &new) else {
+        return (old, None, new, None);
+    };
+    let (so, sn) = (sdk_of(o), sdk_of(n));
+    let aside = |v: &String, sdk: Option<String>| sdk.map(|p| (v.clone(), p));
+    match (&so, &sn) {
+        (Some(_), Some(_)) if o != n => (None, aside(o, so), None, aside(n, sn)),
+        (Some(_), None) => (None, aside(o, so), new, None),
+        (None, Some(_)) => (old, None, None, aside(n, sn)),
+        _ => (old, None, new, None),
+    }
+}
+
 fn verdict(
     tool: Option<&str>,
     old: Option<String>,
@@ -338,6 +387,7 @@ fn verdict(
         needed,
         problem,
         client,
+        note: None,
     }
 }
 

@@ -108,7 +108,7 @@ fn version_findings_are_rules_that_can_be_overridden_or_ignored() {
         std::fs::write(&p, doc.to_string()).unwrap();
         p.to_str().unwrap().to_string()
     };
-    let (old, new) = (write("old.json", "2.0.0"), write("new.json", "1.9.0"));
+    let (old, new) = (write("old.json", "7.0.0"), write("new.json", "6.9.0"));
     let r = run(&root(), &["drift", &old, &new, "--format", "junit"]);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("failures=\"1\""), "{}", r.stdout);
@@ -128,6 +128,37 @@ fn version_findings_are_rules_that_can_be_overridden_or_ignored() {
     );
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("1 ignored"), "{}", r.stdout);
+}
+
+/// Issue #43: a Python SDK (or fastmcp) server that declares no version reports the
+/// library's; a new library is no server release going backwards or under-bumped.
+#[test]
+fn an_sdk_version_is_not_taken_for_the_servers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let write = |name: &str, version: &str, tools: serde_json::Value| {
+        let p = tmp.path().join(name);
+        let doc =
+            serde_json::json!({"serverInfo": {"name": "docs", "version": version}, "tools": tools});
+        std::fs::write(&p, doc.to_string()).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let one = serde_json::json!([{"name": "search", "inputSchema": {"type": "object"}}]);
+    let two = serde_json::json!([{"name": "search", "inputSchema": {"type": "object"}},
+        {"name": "fetch", "inputSchema": {"type": "object"}}]);
+    // mcp 1.29.0 then fastmcp 2.14.7: the library changed, no server release; no
+    // semver-problem (the new tool needs a minor bump), a note instead.
+    let (old, new) = (
+        write("old.json", "1.29.0", one),
+        write("new.json", "2.14.7", two),
+    );
+    let r = run(&root(), &["drift", &old, &new]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(!r.stdout.contains("semver-problem"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("1.29.0 is the mcp SDK's own version, 2.14.7 is the fastmcp SDK's own version, not the server's: not compared"),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]
