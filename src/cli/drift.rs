@@ -69,6 +69,12 @@ pub struct Args {
     #[arg(long, value_name = "DATA")]
     replay: Option<String>,
 
+    /// The project's other servers: stored snapshots of every server the model sees
+    /// beside this one (e.g. project/snapshots). Reports tool names that collide with
+    /// theirs and wording that names or rules over their tools (shadowing).
+    #[arg(long, value_name = "PATH")]
+    project: Option<String>,
+
     /// Print the rules table (id, direction, severity, action, text) and exit; with
     /// `--format markdown`, as docs/drift-rules.md.
     #[arg(long)]
@@ -111,6 +117,12 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let new = load(&new, server, timeout, &args.pass_env)
         .await
         .context("cannot read NEW")?;
+    let others = match &args.project {
+        Some(p) => groundcheck::drift::snapshot::project(p)
+            .await
+            .context("cannot read --project")?,
+        None => Vec::new(),
+    };
     let mut drift = judge(
         old,
         new,
@@ -118,6 +130,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             overrides: &args.overrides,
             ignore: &ignore,
             client_range: args.client_range.as_deref(),
+            others: &others,
         },
     )?;
     if let Some(data) = &args.replay {

@@ -156,6 +156,9 @@ pub struct Options<'a> {
     pub overrides: &'a [Override],
     pub ignore: &'a Ignore,
     pub client_range: Option<&'a str>,
+    /// The other servers of the project (`--project`): tool-name collisions and wording
+    /// about their tools are judged too.
+    pub others: &'a [Snapshot],
 }
 
 pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
@@ -170,9 +173,20 @@ pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
         (Some(a), Some(b)) => drift::surface::diff(a, b),
         _ => Vec::new(),
     };
-    for mut c in drift::diff(&old.tools, &new.tools)
+    let others: Vec<&Snapshot> = opts
+        .others
+        .iter()
+        .filter(|o| o.server.is_none() || (o.server != new.server && o.server != old.server))
+        .collect();
+    let elsewhere: Vec<String> = others
+        .iter()
+        .flat_map(|o| o.tools.iter().map(|t| t.name.clone()))
+        .collect();
+    let across = across_servers(&old, &new, &others);
+    for mut c in drift::diff_in(&old.tools, &new.tools, &elsewhere)
         .into_iter()
         .chain(surface)
+        .chain(across)
     {
         if let Some(o) = opts.overrides.iter().rev().find(|o| o.rule == c.rule) {
             c.severity = o.severity;
@@ -255,19 +269,11 @@ pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
         ];
         for (id, message) in found {
             let Some(message) = message else { continue };
-            let r = rules::rule(id);
-            let quoted = |s: &Option<String>| {
-                s.as_ref()
-                    .map(|s| serde_json::Value::String(s.clone()).to_string())
-            };
-            let mut c = Change {
-                rule: r.id.clone(),
-                direction: r.direction,
-                severity: r.severity,
-                action: r.action,
-                tool: who.clone(),
-                path: "/version".to_string(),
-                message: format!(
+            let mut c = finding(
+                id,
+                &who,
+                "/version",
+                format!(
                     "{}: {message}",
                     if v.tool.is_some() {
                         format!("tool '{who}' version")
@@ -275,9 +281,9 @@ pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
                         "server version".to_string()
                     }
                 ),
-                before: quoted(&v.old),
-                after: quoted(&v.new),
-            };
+                v.old.as_deref(),
+                v.new.as_deref(),
+            );
             if let Some(o) = opts.overrides.iter().rev().find(|o| o.rule == c.rule) {
                 c.severity = o.severity;
                 c.action = o.action;
@@ -298,6 +304,104 @@ pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
         client_range: opts.client_range.map(str::to_string),
         replay: Vec::new(),
     })
+}
+
+/// A change judged by `groundcheck drift` itself (not the schema diff), from its rule.
+fn finding(
+    id: &str,
+    tool: &str,
+    path: &str,
+    message: String,
+    before: Option<&str>,
+    after: Option<&str>,
+) -> Change {
+    let r = rules::rule(id);
+    let quoted = |s: Option<&str>| s.map(|s| serde_json::Value::String(s.to_string()).to_string());
+    Change {
+        rule: r.id.clone(),
+        direction: r.direction,
+        severity: r.severity,
+        action: r.action,
+        tool: tool.to_string(),
+        path: path.to_string(),
+        message,
+        before: quoted(before),
+        after: quoted(after),
+    }
+}
+
+/// The new server among the project's others: a tool named like another server's
+/// (`tool-name-collision`), and wording that gained another server's tool name
+/// (`text-names-other-server-tool`; rules over such a tool are the text review's).
+fn across_servers(old: &Snapshot, new: &Snapshot, others: &[&Snapshot]) -> Vec<Change> {
+    let mut out = Vec::new();
+    let server_of = |o: &Snapshot| o.server.clone().unwrap_or_else(|| o.source.clone());
+    for t in &new.tools {
+        for o in others {
+            if o.tools.iter().any(|x| x.name == t.name) {
+                let s = server_of(o);
+                out.push(finding(
+                    "tool-name-collision",
+                    &t.name,
+                    "",
+                    format!("tool '{}' has the name of a tool of server '{s}'", t.name),
+                    None,
+                    Some(&s),
+                ));
+            }
+        }
+    }
+    let words = |text: &str| -> std::collections::BTreeSet<String> {
+        text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let olds: BTreeMap<&str, &drift::Tool> =
+        old.tools.iter().map(|t| (t.name.as_str(), t)).collect();
+    let own: BTreeSet<&str> = new.tools.iter().map(|t| t.name.as_str()).collect();
+    for t in &new.tools {
+        let before: BTreeSet<String> = olds
+            .get(t.name.as_str())
+            .map(|o| {
+                drift::text::model_strings(o)
+                    .iter()
+                    .flat_map(|(_, _, s)| words(s))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for (path, kind, text) in drift::text::model_strings(t) {
+            if kind == drift::text::Kind::Name {
+                continue;
+            }
+            let w = words(&text);
+            for o in others {
+                for x in &o.tools {
+                    let name = x.name.to_lowercase();
+                    if name.len() >= 4
+                        && !own.contains(x.name.as_str())
+                        && w.contains(&name)
+                        && !before.contains(&name)
+                    {
+                        out.push(finding(
+                            "text-names-other-server-tool",
+                            &t.name,
+                            &path,
+                            format!(
+                                "tool '{}' {} names '{}', a tool of server '{}'",
+                                t.name,
+                                path.rsplit('/').next().unwrap_or("text"),
+                                x.name,
+                                server_of(o)
+                            ),
+                            None,
+                            Some(&text),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Versions the MCP SDKs report in serverInfo when a server declares none (the Python

@@ -310,6 +310,28 @@ async fn tools_list_file(path: &str) -> Result<Snapshot> {
     })
 }
 
+/// The latest snapshot of every server in stored rows (a project's `snapshots` folder):
+/// what a model sees beside the server a drift run judges.
+pub async fn project(path: &str) -> Result<Vec<Snapshot>> {
+    let session = crate::Session::open_table(&TOOL_SNAPSHOTS, path).await?;
+    let batches = crate::engine::query::collect(
+        &session.ctx,
+        "SELECT DISTINCT server FROM tool_snapshots ORDER BY server",
+    )
+    .await?
+    .1;
+    let mut out = Vec::new();
+    for r in crate::engine::query::rows_as_json(&batches)? {
+        if let Some(server) = r.get("server").and_then(Value::as_str) {
+            out.push(stored(path, None, Some(server)).await?);
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::Input(format!("{path}: no snapshot rows")));
+    }
+    Ok(out)
+}
+
 async fn stored(path: &str, at: Option<&str>, server: Option<&str>) -> Result<Snapshot> {
     let session = crate::Session::open_table(&TOOL_SNAPSHOTS, path).await?;
     let batches = crate::engine::query::collect(

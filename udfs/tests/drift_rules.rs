@@ -421,11 +421,17 @@ fn every_rule_has_a_case() {
     for (expected, _, _) in surface_cases() {
         covered.extend(expected.iter().map(|s| s.to_string()));
     }
-    // Judged from declared versions by `groundcheck drift`: tested in tests/it/drift.rs.
-    covered.extend([
-        "semver-problem".to_string(),
-        "client-range-mismatch".to_string(),
-    ]);
+    // Judged from declared versions, or across a project's servers, by `groundcheck
+    // drift`: tested in tests/it/drift.rs.
+    covered.extend(
+        [
+            "semver-problem",
+            "client-range-mismatch",
+            "tool-name-collision",
+            "text-names-other-server-tool",
+        ]
+        .map(str::to_string),
+    );
     let missing: Vec<&str> = RULES
         .iter()
         .map(|r| r.id.as_str())
@@ -786,4 +792,65 @@ fn megabyte_descriptions_are_diffed_in_linear_work() {
             "text-description-changed"
         ]
     );
+}
+
+/// Issue #43: a tool rename needs evidence beyond the name (the structure, the
+/// description or the parameters), and several old tools folded into one new tool are
+/// removals and an addition, not renames.
+#[test]
+fn tool_renames_need_evidence_and_consolidations_are_removals() {
+    let t = |name: &str, desc: &str, params: &[&str]| {
+        let props: serde_json::Map<String, Value> = params
+            .iter()
+            .map(|p| (p.to_string(), json!({"type": "string"})))
+            .collect();
+        tool(json!({"name": name, "description": desc,
+            "inputSchema": {"type": "object", "properties": props}}))
+    };
+    // Similar names, nothing else in common: a removal and an addition.
+    let old = [t(
+        "browser_tab_select",
+        "Select a tab by index.",
+        &["index"],
+    )];
+    let new = [t(
+        "browser_tab_close",
+        "Close the current page.",
+        &["force"],
+    )];
+    assert_eq!(ids(&old, &new), ["tool-added", "tool-removed"]);
+    // Similar names and the same parameters: a rename.
+    let new = [t(
+        "browser_tab_choose",
+        "Select a tab by index.",
+        &["index"],
+    )];
+    assert_eq!(ids(&old, &new), ["tool-likely-renamed"]);
+    // Three tools folded into one: each could be the new one, so none is.
+    let old = [
+        t("emulate_cpu", "Emulate a CPU.", &["rate"]),
+        t("emulate_network", "Emulate a network.", &["rate"]),
+        t("emulate_geo", "Emulate a location.", &["rate"]),
+    ];
+    let new = [t("emulate", "Emulate a CPU.", &["rate", "network", "geo"])];
+    assert_eq!(
+        ids(&old, &new),
+        ["tool-added", "tool-removed", "tool-removed", "tool-removed"]
+    );
+}
+
+/// Issue #43: the text hash follows the diff's normalisation: a whitespace-only edit of a
+/// description gives no change and the same hash.
+#[test]
+fn a_whitespace_only_edit_keeps_the_text_hash() {
+    let a = tool(
+        json!({"name": "s", "description": "Search the index.\nReturns pages.",
+        "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "description": "Words  to find."}}}}),
+    );
+    let b = tool(
+        json!({"name": "s", "description": "Search the index. Returns  pages.",
+        "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "description": "Words to find."}}}}),
+    );
+    assert!(drift::diff(std::slice::from_ref(&a), std::slice::from_ref(&b)).is_empty());
+    assert_eq!(a.text_hash(), b.text_hash());
 }

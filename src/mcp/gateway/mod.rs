@@ -316,6 +316,7 @@ impl Shared {
                 overrides: &self.cfg.overrides,
                 ignore: &self.cfg.ignore,
                 client_range: None,
+                others: &[],
             };
             match judge(pin.clone(), current, &opts) {
                 Ok(d) => {

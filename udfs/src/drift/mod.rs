@@ -322,9 +322,20 @@ pub(crate) fn pair_up(
 /// Every change from `old` to `new` (one server's tools), ordered by tool, path and rule.
 /// Identical canonical tools give no change.
 pub fn diff(old: &[Tool], new: &[Tool]) -> Vec<Change> {
+    diff_in(old, new, &[])
+}
+
+/// `diff` for a server among others: `elsewhere` are the tool names of the other servers
+/// a model sees beside it, so the text review also reads rules over those tools
+/// (shadowing across servers).
+pub fn diff_in(old: &[Tool], new: &[Tool], elsewhere: &[String]) -> Vec<Change> {
     let olds: BTreeMap<&str, &Tool> = old.iter().map(|t| (t.name.as_str(), t)).collect();
     let news: BTreeMap<&str, &Tool> = new.iter().map(|t| (t.name.as_str(), t)).collect();
-    let names: Vec<String> = news.keys().map(|s| s.to_string()).collect();
+    let names: Vec<String> = news
+        .keys()
+        .map(|s| s.to_string())
+        .chain(elsewhere.iter().cloned())
+        .collect();
     let removed: Vec<String> = olds
         .keys()
         .filter(|n| !news.contains_key(*n))

@@ -240,6 +240,18 @@ const SERVER: &[(&str, Severity, Action, &str)] = &[
         "A declared version (the server's or a tool's) is under-bumped for the changes, goes backwards, or is not a version. Judged by `groundcheck drift`; override or ignore it like any rule.",
     ),
     (
+        "tool-name-collision",
+        LikelyBreaking,
+        Action::Block,
+        "A tool has the name of a tool of another server in the project: a client that merges the lists may call the wrong one, and a server can take over another's tool this way (shadowing). Judged by `groundcheck drift --project`.",
+    ),
+    (
+        "text-names-other-server-tool",
+        Review,
+        Action::Warn,
+        "Model-visible text gained the name of another server's tool: wording that talks about other servers' tools can steer how the model uses them (shadowing). Judged by `groundcheck drift --project`.",
+    ),
+    (
         "client-range-mismatch",
         Breaking,
         Action::Block,
