@@ -131,6 +131,11 @@ pub struct Args {
     #[arg(long, value_name = "SECS", value_parser = super::common::parse_seconds, requires = "listen")]
     sse_retry: Option<f64>,
 
+    /// With --listen: sessions open at once at most; an initialize beyond it is refused
+    /// with 503 and a sentence (idle sessions close after --session-idle).
+    #[arg(long, default_value_t = 1000, value_name = "N", requires = "listen")]
+    max_sessions: usize,
+
     /// Do not print drift, disabled tools and server failures on stderr (they are still
     /// in the events file).
     #[arg(long, short)]
@@ -230,6 +235,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             listener,
             idle,
             args.sse_retry.map(|s| Duration::from_secs_f64(s.max(0.01))),
+            args.max_sessions.max(1),
             std::future::pending(),
         )
         .await?;

@@ -1415,6 +1415,154 @@ fn gateway_answers_every_call_of_a_burst_once_even_when_the_server_dies() {
     }
 }
 
+/// One raw HTTP exchange with the gateway's face: the status line, the headers (lower
+/// case) and the body as read until the server closes or `until` shows up in it.
+fn exchange(
+    url: &str,
+    method: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+    until: &str,
+) -> (u16, String, String) {
+    use std::io::{Read, Write};
+    let addr = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    let mut req = format!(
+        "{method} /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req += &format!("{k}: {v}\r\n");
+    }
+    req += "\r\n";
+    s.write_all(req.as_bytes()).unwrap();
+    s.write_all(body.as_bytes()).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+        if !until.is_empty() && String::from_utf8_lossy(&got).contains(until) {
+            break;
+        }
+    }
+    let text = String::from_utf8_lossy(&got).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (status, head.to_lowercase(), body.to_string())
+}
+
+/// Issue #44: a stream belongs to its session. Event ids cannot be guessed, a session's
+/// stream resumes only with its session id, a resume never cuts the connection still
+/// reading the stream, and the number of sessions is capped.
+#[test]
+fn gateway_http_streams_belong_to_their_session_and_sessions_are_capped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let gw = Listening::start(
+        &tmp.path().join("gw"),
+        &["--max-sessions", "2"],
+        &server_cmd("burst_server.py"),
+        &[],
+    );
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let version = ("Mcp-Protocol-Version", "2025-11-25");
+    let (code, head, body) = exchange(&gw.url, "POST", &[], init, "\"result\"");
+    assert_eq!(code, 200, "{head}{body}");
+    let sid = head
+        .lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .expect("a session id")
+        .trim()
+        .to_string();
+    let event_id = body
+        .lines()
+        .find_map(|l| l.strip_prefix("id: "))
+        .expect("an event id")
+        .trim()
+        .to_string();
+    let stream: u64 = event_id.split('-').next().unwrap().parse().unwrap();
+    assert!(
+        stream > 1_000_000,
+        "stream ids are not a counter: {event_id}"
+    );
+    // Another client, without the session's id, cannot replay the stream, nor guess one.
+    for last in [event_id.as_str(), "1-0", "2-0"] {
+        let (code, _, body) = exchange(&gw.url, "GET", &[("Last-Event-ID", last), version], "", "");
+        assert_eq!(code, 404, "{last}: {body}");
+        assert!(!body.contains("\"result\""), "{body}");
+    }
+    // A second session is allowed; a third is over --max-sessions 2.
+    let (code, head2, _) = exchange(&gw.url, "POST", &[], init, "\"result\"");
+    assert_eq!(code, 200, "{head2}");
+    let (code, _, body) = exchange(&gw.url, "POST", &[], init, "");
+    assert_eq!(code, 503, "{body}");
+    assert!(body.contains("--max-sessions"), "{body}");
+    // The session's own client resumes its finished stream with its id.
+    let sid_h = ("Mcp-Session-Id", sid.as_str());
+    let notified = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert_eq!(
+        exchange(&gw.url, "POST", &[sid_h, version], notified, "").0,
+        202
+    );
+    // A slow call: its stream stays open while the call runs.
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":1.5}}}"#;
+    let url = gw.url.clone();
+    let sid2 = sid.clone();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        use std::io::{BufRead, Write};
+        let addr = url
+            .trim_start_matches("http://")
+            .split('/')
+            .next()
+            .unwrap()
+            .to_string();
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        s.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+            .unwrap();
+        write!(s, "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMcp-Session-Id: {sid2}\r\nMcp-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{call}", call.len()).unwrap();
+        let mut lines = std::io::BufReader::new(s).lines();
+        let mut all = String::new();
+        let mut sent = false;
+        while let Some(Ok(l)) = lines.next() {
+            if !sent && let Some(id) = l.strip_prefix("id: ") {
+                tx.send(id.trim().to_string()).unwrap();
+                sent = true;
+            }
+            all += &l;
+            all.push('\n');
+        }
+        all
+    });
+    let live = rx.recv_timeout(std::time::Duration::from_secs(20)).unwrap();
+    // Resuming the stream its owner still reads is refused, and the owner keeps it.
+    let (code, _, body) = exchange(
+        &gw.url,
+        "GET",
+        &[("Last-Event-ID", &live), sid_h, version],
+        "",
+        "",
+    );
+    assert_eq!(code, 409, "{body}");
+    let got = reader.join().unwrap();
+    assert!(got.contains("\"slept\":1.5"), "{got}");
+    let (code, _) = gw.stop();
+    assert_eq!(code, 0);
+}
+
 #[test]
 fn gateway_http_streams_resume_and_sessions_end_as_the_spec_says() {
     let tmp = tempfile::tempdir().unwrap();

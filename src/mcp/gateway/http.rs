@@ -12,7 +12,10 @@
 //!   `GET` opens the session's stream for server-initiated messages (kept until one
 //!   opens); `DELETE` ends it.
 //! - Resumption: `GET` with `Last-Event-ID` replays what a stream sent after that event
-//!   and goes on with it while it is open.
+//!   and goes on with it while it is open. Stream ids are random and a session's streams
+//!   resume only with its `Mcp-Session-Id`; a stream another connection still reads is
+//!   not taken from it (409).
+//! - At most `--max-sessions` sessions are open at once; another initialize gets 503.
 //! - 2026-07-28 has no sessions: requests without a session id share one stateless
 //!   session (one server connection, one trace); ids that collide with one in flight are
 //!   renamed toward the server and restored toward the agent. Closing a 2026-07-28
@@ -204,11 +207,20 @@ struct Face {
     /// Close a request's stream that waited this long (before 2026-07-28): the agent
     /// resumes it with Last-Event-ID (2025-11-25's SSE polling).
     sse_retry: Option<Duration>,
+    /// Open sessions at most; an initialize beyond it gets 503.
+    max_sessions: usize,
 }
 
 impl Face {
+    /// A new stream id. Event ids are `STREAM-SEQ` and a stream can be resumed by its id:
+    /// random, so no client can guess another's (a counter gave any session's stream to
+    /// whoever asked for `N-0`). The counter keeps ids apart if /dev/urandom fails.
     fn next(&self) -> u64 {
-        self.counter.fetch_add(1, Ordering::Relaxed) + 1
+        let n = self.counter.fetch_add(1, Ordering::Relaxed) + 1;
+        let token = session_id();
+        let r = u64::from_str_radix(&token[..16], 16).unwrap_or(n);
+        // Below 2^53 so a client that parses it as a JS number keeps it exact; never 0.
+        ((r ^ n) & ((1 << 53) - 1)).max(1)
     }
 
     /// A new gateway session; its trace id is the template's with a suffix.
@@ -463,6 +475,21 @@ impl Face {
                 }
             }
             None if initialize => {
+                let open = self
+                    .sessions
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .len();
+                if open >= self.max_sessions {
+                    return error_response(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        -32000,
+                        &format!(
+                            "the gateway has {open} open sessions, its limit (--max-sessions): \
+                             end one with DELETE or wait for idle ones to close"
+                        ),
+                    );
+                }
                 let sid = session_id();
                 let n = self.sessions_made.fetch_add(1, Ordering::Relaxed) + 1;
                 match self.open(&format!("s{n}")) {
@@ -656,8 +683,13 @@ impl Face {
                 .unwrap_or_else(|e| e.into_inner())
                 .get(&s)
                 .cloned();
-            let Some(owner) = owner.filter(|o| conn.as_ref().is_none_or(|c| Arc::ptr_eq(c, o)))
-            else {
+            // A session's stream is resumed with that session's id; only the shared
+            // 2026-07-28 session's streams (no session id exists there) go by stream id.
+            let stateless = self.stateless.lock().await.clone();
+            let Some(owner) = owner.filter(|o| match &conn {
+                Some(c) => Arc::ptr_eq(c, o),
+                None => stateless.as_ref().is_some_and(|s| Arc::ptr_eq(s, o)),
+            }) else {
                 return error_response(StatusCode::NOT_FOUND, -32001, "No such stream to resume");
             };
             owner.touch();
@@ -672,6 +704,14 @@ impl Face {
                         "The stream is no longer kept",
                     );
                 };
+                // A resume never takes a stream from a connection still reading it.
+                if st.tx.as_ref().is_some_and(|t| !t.is_closed()) {
+                    return error_response(
+                        StatusCode::CONFLICT,
+                        -32600,
+                        "The stream is being read by another connection",
+                    );
+                }
                 for (n, data) in st.log.iter().filter(|(n, _)| *n > seq) {
                     let _ = tx.send(event(s, *n, data));
                 }
@@ -825,6 +865,7 @@ pub async fn listen(
     listener: tokio::net::TcpListener,
     idle: Duration,
     sse_retry: Option<Duration>,
+    max_sessions: usize,
     until: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<Served> {
     let local = listener
@@ -847,6 +888,7 @@ pub async fn listen(
         sessions_made: AtomicU64::new(0),
         resumed: AtomicU64::new(0),
         sse_retry,
+        max_sessions,
     });
     use axum::routing::post;
     let handler = post(|AxState(f): AxState<Arc<Face>>, h: HeaderMap, b: Bytes| f.post(h, b))
