@@ -854,3 +854,23 @@ fn a_whitespace_only_edit_keeps_the_text_hash() {
     assert!(drift::diff(std::slice::from_ref(&a), std::slice::from_ref(&b)).is_empty());
     assert_eq!(a.text_hash(), b.text_hash());
 }
+
+/// Issue #44: a release that renames 10,000 tools is paired through indexes, not by
+/// scoring every pair (the quadratic pairing took over a minute for this): each tool is
+/// found again by its description and structure.
+#[test]
+fn renaming_ten_thousand_tools_pairs_them_by_evidence() {
+    let make = |prefix: &str| -> Vec<Tool> {
+        (0..10_000)
+            .map(|i| {
+                tool(json!({"name": format!("{prefix}_{i}"), "description": format!("Does thing {i}."),
+                    "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}}))
+            })
+            .collect()
+    };
+    let changes = drift::diff(&make("tool"), &make("renamed"));
+    assert_eq!(changes.len(), 10_000);
+    assert!(changes.iter().all(|c| c.rule == "tool-likely-renamed"));
+    let c = changes.iter().find(|c| c.tool == "renamed_42").unwrap();
+    assert_eq!(c.before.as_deref(), Some("\"tool_42\""));
+}

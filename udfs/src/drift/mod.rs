@@ -292,6 +292,52 @@ pub fn name_similarity(a: &str, b: &str) -> f64 {
     strsim::jaro_winkler(&a, &b)
 }
 
+/// Every pair when there are few; beyond 250,000 pairs, only the pairs that share
+/// evidence, found through indexes so the cost stays near linear (a release that renames
+/// 10,000 tools): the same structure, the same description, or a parameter name, each
+/// within buckets small enough to mean something (at most 50 tools a side).
+fn candidates<T>(
+    rs: &[T],
+    ads: &[T],
+    key: impl Fn(&T) -> (&Option<String>, &String, &BTreeSet<String>),
+) -> Vec<(usize, usize)> {
+    if rs.len().saturating_mul(ads.len()) <= 250_000 {
+        return (0..rs.len())
+            .flat_map(|i| (0..ads.len()).map(move |j| (i, j)))
+            .collect();
+    }
+    const BUCKET: usize = 50;
+    let mut by: BTreeMap<(u8, &str), (Vec<usize>, Vec<usize>)> = BTreeMap::new();
+    for (side, items) in [(0, rs), (1, ads)] {
+        for (i, t) in items.iter().enumerate() {
+            let (shape, desc, params) = key(t);
+            let mut keys: Vec<(u8, &str)> = Vec::new();
+            if let Some(s) = shape {
+                keys.push((0, s.as_str()));
+            }
+            if !desc.is_empty() {
+                keys.push((1, desc.as_str()));
+            }
+            keys.extend(params.iter().map(|p| (2, p.as_str())));
+            for k in keys {
+                let e = by.entry(k).or_default();
+                if side == 0 { e.0.push(i) } else { e.1.push(i) }
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    for (a, b) in by.values() {
+        if a.len() <= BUCKET && b.len() <= BUCKET {
+            for i in a {
+                for j in b {
+                    out.insert((*i, *j));
+                }
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
 /// Pairs removed and added names by score (best first, ties by name), each name used once.
 pub(crate) fn pair_up(
     removed: &[String],
@@ -367,43 +413,80 @@ pub fn diff_in(old: &[Tool], new: &[Tool], elsewhere: &[String]) -> Vec<Change> 
     // A rename needs evidence beyond the name: the same structure, or a similar name and
     // a similar description or mostly the same parameters. Several old tools that could
     // each have become one new tool are a consolidation: removals and an addition.
-    let params = |t: &Tool| -> BTreeSet<String> {
-        t.input_schema
-            .as_ref()
-            .and_then(|s| s.get("properties"))
-            .and_then(Value::as_object)
-            .map(|p| p.keys().cloned().collect())
-            .unwrap_or_default()
-    };
-    let score = |r: &str, a: &str| -> Option<f64> {
-        let (o, n) = (olds[r], news[a]);
-        let same_shape = old_shapes[r].is_some() && old_shapes[r] == new_shapes[a];
-        let s = name_similarity(r, a);
-        if same_shape {
+    struct Side<'t> {
+        name: &'t str,
+        shape: Option<String>,
+        desc: String,
+        params: BTreeSet<String>,
+    }
+    fn side<'t>(name: &'t str, t: &Tool, shape: &Option<String>) -> Side<'t> {
+        Side {
+            name,
+            shape: shape.clone(),
+            desc: t
+                .description
+                .as_deref()
+                .map(normal_words)
+                .unwrap_or_default(),
+            params: t
+                .input_schema
+                .as_ref()
+                .and_then(|s| s.get("properties"))
+                .and_then(Value::as_object)
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default(),
+        }
+    }
+    let rs: Vec<Side> = removed
+        .iter()
+        .map(|r| side(r, olds[r.as_str()], &old_shapes[r.as_str()]))
+        .collect();
+    let ads: Vec<Side> = added
+        .iter()
+        .map(|a| side(a, news[a.as_str()], &new_shapes[a.as_str()]))
+        .collect();
+    let score = |o: &Side, n: &Side| -> Option<f64> {
+        let s = name_similarity(o.name, n.name);
+        if o.shape.is_some() && o.shape == n.shape {
             return Some(s + 1.0);
         }
-        let described = match (o.description.as_deref(), n.description.as_deref()) {
-            (Some(x), Some(y)) if !x.trim().is_empty() => {
-                schema::description_similarity(&normal_words(x), &normal_words(y)) >= 0.6
-            }
-            _ => false,
-        };
-        let (pa, pb) = (params(o), params(n));
-        let shared = pa.intersection(&pb).count() as f64;
-        let overlap =
-            (!pa.is_empty() || !pb.is_empty()) && shared / pa.union(&pb).count() as f64 >= 0.5;
-        (s >= 0.8 && (described || overlap)).then_some(s)
-    };
-    let consolidated: BTreeSet<&String> = added
-        .iter()
-        .filter(|a| removed.iter().filter(|r| score(r, a).is_some()).count() >= 2)
-        .collect();
-    let renames = pair_up(&removed, &added, |r, a| {
-        if consolidated.iter().any(|c| c.as_str() == a) {
+        if s < 0.8 {
             return None;
         }
-        score(r, a)
+        let described =
+            !o.desc.is_empty() && schema::description_similarity(&o.desc, &n.desc) >= 0.6;
+        let shared = o.params.intersection(&n.params).count();
+        let union = o.params.union(&n.params).count();
+        let overlap = union > 0 && shared as f64 / union as f64 >= 0.5;
+        (described || overlap).then_some(s)
+    };
+    let cands: Vec<(f64, usize, usize)> = candidates(&rs, &ads, |o| (&o.shape, &o.desc, &o.params))
+        .into_iter()
+        .filter_map(|(i, j)| score(&rs[i], &ads[j]).map(|s| (s, i, j)))
+        .collect();
+    let mut into: BTreeMap<usize, usize> = BTreeMap::new();
+    for (_, _, j) in &cands {
+        *into.entry(*j).or_default() += 1;
+    }
+    let mut cands: Vec<(f64, usize, usize)> =
+        cands.into_iter().filter(|(_, _, j)| into[j] < 2).collect();
+    cands.sort_by(|x, y| {
+        y.0.total_cmp(&x.0)
+            .then_with(|| (rs[x.1].name, ads[x.2].name).cmp(&(rs[y.1].name, ads[y.2].name)))
     });
+    let (mut used_r, mut used_a) = (BTreeSet::new(), BTreeSet::new());
+    let mut renames: Vec<(String, String)> = Vec::new();
+    for (_, i, j) in cands {
+        if used_r.insert(i) {
+            if used_a.insert(j) {
+                renames.push((rs[i].name.to_string(), ads[j].name.to_string()));
+            } else {
+                used_r.remove(&i);
+            }
+        }
+    }
+    let renamed_from: BTreeSet<&str> = renames.iter().map(|(r, _)| r.as_str()).collect();
+    let renamed_to: BTreeSet<&str> = renames.iter().map(|(_, a)| a.as_str()).collect();
     let mut out = Vec::new();
     for (r, a) in &renames {
         out.push(Change::new(
@@ -418,7 +501,7 @@ pub fn diff_in(old: &[Tool], new: &[Tool], elsewhere: &[String]) -> Vec<Change> 
     }
     for r in removed
         .iter()
-        .filter(|r| !renames.iter().any(|(x, _)| x == *r))
+        .filter(|r| !renamed_from.contains(r.as_str()))
     {
         out.push(Change::new(
             "tool-removed",
@@ -429,10 +512,7 @@ pub fn diff_in(old: &[Tool], new: &[Tool], elsewhere: &[String]) -> Vec<Change> 
             None,
         ));
     }
-    for a in added
-        .iter()
-        .filter(|a| !renames.iter().any(|(_, x)| x == *a))
-    {
+    for a in added.iter().filter(|a| !renamed_to.contains(a.as_str())) {
         out.push(Change::new(
             "tool-added",
             a,
