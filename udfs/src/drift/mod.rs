@@ -307,7 +307,9 @@ fn candidates<T>(
             .collect();
     }
     const BUCKET: usize = 50;
-    let mut by: BTreeMap<(u8, &str), (Vec<usize>, Vec<usize>)> = BTreeMap::new();
+    // (kind of evidence, its value) -> (removed tools, added tools) that have it.
+    type Buckets<'k> = BTreeMap<(u8, &'k str), (Vec<usize>, Vec<usize>)>;
+    let mut by: Buckets = BTreeMap::new();
     for (side, items) in [(0, rs), (1, ads)] {
         for (i, t) in items.iter().enumerate() {
             let (shape, desc, params) = key(t);
