@@ -1563,6 +1563,56 @@ fn gateway_http_streams_belong_to_their_session_and_sessions_are_capped() {
     assert_eq!(code, 0);
 }
 
+/// Issue #44: a call still waiting when the gateway is stopped gets an error answer, not
+/// silence. The server here answers `initialize` and nothing else, and ignores the end of
+/// its input.
+#[test]
+fn a_pending_call_is_answered_when_the_gateway_stops() {
+    use std::io::Write;
+    let mute = r#"
+import json, sys, time
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("method") == "initialize":
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": "2025-11-25",
+              "capabilities": {"tools": {}}, "serverInfo": {"name": "mute", "version": "1.0.0"}}}), flush=True)
+    elif m.get("method") == "tools/list":
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"tools": [
+              {"name": "wait", "inputSchema": {"type": "object"}}]}}), flush=True)
+time.sleep(60)
+"#;
+    let tmp = tempfile::tempdir().unwrap();
+    let mut gw = Command::new(env!("CARGO_BIN_EXE_groundcheck"))
+        .args(["gateway", "-q", "--out"])
+        .arg(tmp.path().join("gw"))
+        .args(["--", "python3", "-c", mute])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = gw.stdin.take().unwrap();
+    let mut out = BufReader::new(gw.stdout.take().unwrap()).lines();
+    writeln!(input, r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#).unwrap();
+    assert!(out.next().unwrap().unwrap().contains("\"id\":1"));
+    writeln!(
+        input,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+    writeln!(input, r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"wait","arguments":{{}}}}}}"#).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    unsafe { libc::kill(gw.id() as i32, libc::SIGTERM) };
+    let rest: Vec<String> = out.map_while(Result::ok).collect();
+    let answer = rest
+        .iter()
+        .find(|l| l.contains("\"id\":2"))
+        .unwrap_or_else(|| panic!("no answer to the pending call: {rest:?}"));
+    assert!(answer.contains("\"error\""), "{answer}");
+    assert!(answer.contains("shutting down"), "{answer}");
+    let _ = gw.wait();
+}
+
 #[test]
 fn gateway_http_streams_resume_and_sessions_end_as_the_spec_says() {
     let tmp = tempfile::tempdir().unwrap();

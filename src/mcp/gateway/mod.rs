@@ -968,21 +968,28 @@ impl Shared {
             (ps, st.closing)
         };
         if closing {
-            self.event("upstream_closed", json!({"reason": why}), None);
-            return;
+            self.event(
+                "upstream_closed",
+                json!({"reason": why, "unanswered": pending.len()}),
+                None,
+            );
+        } else {
+            self.event(
+                "upstream_closed",
+                json!({"reason": why, "unanswered": pending.len()}),
+                Some(format!("{why}; {} request(s) unanswered", pending.len())),
+            );
         }
-        self.event(
-            "upstream_closed",
-            json!({"reason": why, "unanswered": pending.len()}),
-            Some(format!("{why}; {} request(s) unanswered", pending.len())),
-        );
+        // Shutting down or not, every request still waiting gets an answer: an agent
+        // left waiting on a call that will never come back hangs.
         for p in pending {
             let what = p.method.clone();
-            self.fail_pending(
-                p,
-                -32000,
-                format!("groundcheck gateway: {why} before answering {what}"),
-            );
+            let message = if closing {
+                format!("groundcheck gateway: shutting down before answering {what}")
+            } else {
+                format!("groundcheck gateway: {why} before answering {what}")
+            };
+            self.fail_pending(p, -32000, message);
         }
     }
 }
