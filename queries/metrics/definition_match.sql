@@ -7,25 +7,42 @@
 --   error are left out. A term no call resolved is a mismatch, unless some call's SQL
 --   gave `unsure` for it: then the task is undecided.
 --   "Applies" is equivalence on the governed column, not implication: the query's
---   filters on that column must select the same rows as the governed predicate; filters
---   on other columns (a region, a window) are free. Per governed conjunct:
+--   filters on that column must admit the same values as the governed predicate; filters
+--   on other columns (a region, a window) are free. Each side's conjuncts on the column
+--   (IN, =, <>, NOT IN, ranges, BETWEEN; NOT over an OR by De Morgan) are intersected into
+--   one set, a finite set of states or a range with holes, and the two sets compared:
 --   | governed                         | query                                   | verdict  |
 --   | status IN ('A', 'P')             | status IN ('P', 'A')                    | match    |
 --   | status IN ('A', 'P')             | status = 'A' OR status = 'P'            | match    |
 --   | status IN ('A', 'P')             | status = 'A' (a subset)                 | mismatch |
 --   | status IN ('A', 'P')             | status IN ('A', 'P', 'T') (a superset)  | mismatch |
+--   | status IN ('A', 'P')             | status IN ('A', 'P') AND status <> 'A'  | mismatch |
+--   | status IN ('A', 'P')             | status IN ('A', 'P') AND IN ('A', 'T')  | mismatch |
+--   | status IN ('A', 'P')             | status IN ('A', 'P', 'T') AND <> 'T'    | match    |
 --   | amount BETWEEN 10000 AND 50000   | amount >= 10000 AND amount <= 50000     | match    |
 --   | amount BETWEEN 10000 AND 50000   | amount >= 20000 AND amount <= 30000     | mismatch |
 --   | amount BETWEEN 10000 AND 50000   | amount = 20000                          | mismatch |
 --   | amount BETWEEN 10000 AND 50000   | amount >= 0 (wider)                     | mismatch |
+--   | amount BETWEEN 10000 AND 50000   | the same AND amount <> 20000 (a hole)   | mismatch |
+--   | amount > 10000 AND <= 50000      | BETWEEN 10000 AND 50000 AND <> 10000    | match    |
+--   | amount BETWEEN 1 AND 3           | amount IN (1, 2, 3)                     | unsure   |
 --   | stage NOT IN ('won', 'lost')     | NOT (stage = 'won' OR stage = 'lost')   | match    |
+--   | stage NOT IN ('won', 'lost')     | stage <> 'won' AND stage <> 'lost'      | match    |
 --   | stage NOT IN ('won', 'lost')     | stage NOT IN ('won')  (excludes fewer)  | mismatch |
---   | plan <> 'trial'                  | plan = 'pro' (only states outside it)   | match    |
+--   | stage NOT IN ('won', 'lost')     | NOT IN ('won','lost','stalled') (more)  | mismatch |
+--   | stage NOT IN ('won', 'lost')     | stage = 'negotiation' (one state left)  | mismatch |
+--   | plan <> 'trial'                  | plan = 'pro', the question says "pro"   | match    |
 --   | status IN ('A', 'P')             | lower(status) = 'a'                     | unsure   |
 --   | status IN ('A', 'P')             | status IN ('A', 'P') AND region = 'EMEA'| match    |
---   An exclusion (NOT IN, <>) is a constraint, not a membership: a query that keeps only
---   states outside it ("enterprise MRR": plan = 'enterprise') applies it; a value set or
---   a range is a membership and must be the same set. Tested in
+--   An exclusion term is a set like any other (issue #50): a narrower filter undercounts
+--   it, unless the question asks for the narrower states by name: "MRR on the enterprise
+--   plan" keeps plan = 'enterprise' of MRR's plan <> 'trial' and matches (the question,
+--   the term's own words taken out, is predicate_match's fifth argument: "open tickets"
+--   names the term, not the state 'open', so status = 'open' for "open = status IN
+--   (open, pending)" stays a mismatch); "open pipeline" kept to stage = 'negotiation' by
+--   a question that never says negotiation is a mismatch. Integers listed against their
+--   range are unsure (equal only on an integer column); an OR of ranges or an expression
+--   on the column is unsure, with the shape named in the reason. Tested in
 --   tests/slt/udfs/predicate_match.slt.
 -- grain: (run_id, server, case_id)
 -- inputs: task_terms, tasks, call_fields, catalog_entries
@@ -33,14 +50,19 @@
 --   (business_terms = 0) or when it cannot be decided (definition_unsure has the terms);
 --   read_data (a call of the task read some field; false for a refusal) is never NULL
 WITH terms AS (
-  SELECT run_id, server, case_id, term, predicate, tools FROM task_terms
+  -- The question without the term's own words: "open tickets" names the term, not the
+  -- state 'open'.
+  SELECT tt.run_id, tt.server, tt.case_id, tt.term, tt.predicate, tt.tools,
+    replace(lower(t.question), lower(tt.term), ' ') AS question
+  FROM task_terms tt
+  JOIN tasks t ON t.run_id = tt.run_id AND t.server = tt.server AND t.case_id = tt.case_id
 ),
 verdicts AS (
   SELECT tm.run_id, tm.server, tm.case_id, tm.term,
     CASE
       WHEN array_has(coalesce(tm.tools, CAST([] AS VARCHAR[])), f.tool) THEN 'match'
       WHEN f.sql IS NOT NULL AND tm.predicate IS NOT NULL
-        THEN predicate_match(f.sql, tm.predicate, coalesce(f.dialect, 'generic'), (SELECT entries FROM catalog_entries))
+        THEN predicate_match(f.sql, tm.predicate, coalesce(f.dialect, 'generic'), (SELECT entries FROM catalog_entries), tm.question)
     END AS verdict,
     coalesce(cardinality(f.fields), 0) > 0 AS read_data
   FROM terms tm

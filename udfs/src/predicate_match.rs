@@ -1,5 +1,7 @@
-//! `predicate_match(sql, predicate [, dialect [, catalog]])` -> `match` | `mismatch` |
-//! `unsure`, and `predicate_match_reason(…)` -> why.
+//! `predicate_match(sql, predicate [, dialect [, catalog [, question]]])` -> `match` |
+//! `mismatch` | `unsure`, and `predicate_match_reason(…)` -> why. With the question, a
+//! query that keeps only some states of the governed set matches when the question names
+//! each of them ("MRR on the enterprise plan").
 //!
 //! Does the query's filtering (WHERE, JOIN ON, HAVING, QUALIFY, aggregate FILTER) imply
 //! the governed predicate, a SQL boolean expression from the glossary? See
@@ -60,14 +62,15 @@ fn doc(reason: bool) -> Documentation {
     Documentation::builder(
         doc_section(),
         what,
-        format!("{name}(sql, predicate [, dialect [, catalog]])"),
+        format!("{name}(sql, predicate [, dialect [, catalog [, question]]])"),
     )
     .with_argument("sql", "The query text.")
     .with_argument("predicate", "The governed predicate, a SQL boolean expression over table.column names.")
     .with_argument("dialect", "generic (default), postgres, snowflake, bigquery, mysql, sqlite, duckdb, …")
     .with_argument("catalog", "List of `schema.table.column` or `table.column` the warehouse has.")
+    .with_argument("question", "The task's question: a query that keeps only states the question names (\"MRR on the enterprise plan\") of the governed set matches.")
     .with_sql_example(if reason {
-        "SELECT predicate_match_reason('SELECT count(*) FROM c WHERE s = ''A''', 'c.s IN (''A'', ''B'')');\n-- the filter on c.s is not the governed one"
+        "SELECT predicate_match_reason('SELECT count(*) FROM c WHERE s = ''A''', 'c.s IN (''A'', ''B'')');\n-- the filter on c.s is narrower than the governed one: it keeps only 'A'"
     } else {
         "SELECT predicate_match('SELECT count(*) FROM c WHERE s = ''A'' OR s = ''B''', 'c.s IN (''A'', ''B'')');\n-- match"
     })
@@ -94,7 +97,7 @@ impl ScalarUDFImpl for PredicateMatch {
         check_args(
             self.name(),
             args,
-            &["string", "string", "string", "string list"],
+            &["string", "string", "string", "string list", "string"],
             2,
         )?;
         Ok(DataType::Utf8)
@@ -105,6 +108,7 @@ impl ScalarUDFImpl for PredicateMatch {
         let arrays = sql_arrays(&args.args, rows, 3)?;
         let pred = Strings::new(&arrays[1])?;
         let mut input = SqlArgs::new(&arrays, 0, 2, 3)?;
+        let questions = arrays.get(4).map(Strings::new).transpose()?;
         let mut out = StringBuilder::new();
         for i in 0..rows {
             let (Some(row), Some(p)) = (input.row(i)?, pred.get(i)) else {
@@ -115,10 +119,14 @@ impl ScalarUDFImpl for PredicateMatch {
             let governed = GOVERNED.get_or((p.to_string(), row.dialect_name.to_string()), || {
                 Arc::new(row.dialect().and_then(|d| predicate::governed_atoms(p, &d)))
             });
-            let (verdict, reason) = match governed.as_ref() {
+            let mut answer = match governed.as_ref() {
                 Ok(g) => predicate::verdict(&analysis(&row), g),
                 Err(r) => (Verdict::Unsure, r.clone()),
             };
+            if let Some(q) = questions.as_ref().and_then(|q| q.get(i)) {
+                answer = predicate::narrowed_by_question(answer, q);
+            }
+            let (verdict, reason) = answer;
             if self.reason {
                 out.append_value(&reason);
             } else {

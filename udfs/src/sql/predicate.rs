@@ -5,18 +5,20 @@
 //! The atoms are `sql::normal`'s. A conjunct the query touches only in ways we cannot
 //! decide makes the answer `unsure`, never a guess.
 //!
-//! What "applies" means, per governed conjunct (the table of cases is in
-//! queries/metrics/definition_match.sql): a set of states (`IN`, `=`) must be the same set
-//! in the query (`status = 'open'` does not apply "open ticket = status in (open,
-//! pending)": it undercounts); a range must be the same range (the governed conjuncts on
-//! one column merged: `amount = 20000` does not apply `amount BETWEEN 10000 AND 50000`);
-//! an exclusion (`NOT IN`, `<>`) is applied by excluding the same states or more, or by
-//! keeping only states outside them (`plan = 'pro'` applies `plan <> 'trial'`: an
-//! exclusion is a constraint, not a membership); a null check must be implied; anything
-//! else must appear in the same normalized form. Other conjuncts of the query (a region, a
-//! window) are free.
+//! What "applies" means (the table of cases is in queries/metrics/definition_match.sql):
+//! the values a column may take are a set, and the query must admit exactly the governed
+//! set. Each side's conjuncts on a column (`IN`, `=`, `<>`, `NOT IN`, ranges, `BETWEEN`)
+//! are intersected into one set: a finite set of states, or a range with holes. Equal sets
+//! match (`stage <> 'won' AND stage <> 'lost'` is `stage NOT IN ('won','lost')`); sets
+//! that differ mismatch, narrower or wider (`status = 'open'` does not apply "open =
+//! status IN (open, pending)", `amount BETWEEN 10000 AND 50000 AND amount <> 20000` does
+//! not apply the range, and a narrower filter on an exclusion term undercounts it too);
+//! a shape outside what the sets express (an OR of ranges, an expression) is unsure, with
+//! its name. A null check must be implied; anything else must appear in the same
+//! normalized form. Other conjuncts of the query (a region, a window) are free.
 
 use std::cmp::Ordering;
+use std::collections::BTreeSet;
 
 use datafusion::sql::sqlparser::ast::Ident;
 use datafusion::sql::sqlparser::parser::Parser;
@@ -88,8 +90,24 @@ pub fn verdict(query: &Analysis, governed: &[Atom]) -> (Verdict, String) {
     let used: Vec<&str> = query.fields.fields.iter().map(String::as_str).collect();
     let mut verdict = Verdict::Match;
     let mut reasons = Vec::new();
+    let mut by_set: Vec<&str> = Vec::new();
     for p in governed {
-        let (v, why) = implied(p, &facts.filters, &used);
+        let (v, why) = match p {
+            Atom::In { col, .. } | Atom::Range { col, .. } => {
+                if by_set.iter().any(|c| same_col(c, col)) {
+                    continue;
+                }
+                by_set.push(col);
+                let on: Vec<&Atom> = governed
+                    .iter()
+                    .filter(|a| {
+                        matches!(a, Atom::In { col: c, .. } | Atom::Range { col: c, .. } if same_col(c, col))
+                    })
+                    .collect();
+                same_set(col, &on, &facts.filters, &used)
+            }
+            _ => implied(p, &facts.filters, &used),
+        };
         if v != Verdict::Match {
             reasons.push(why);
         }
@@ -212,6 +230,357 @@ fn implied(p: &Atom, filters: &[Atom], used: &[&str]) -> (Verdict, String) {
     }
 }
 
+/// The values a column's conjuncts admit.
+#[derive(Debug, Clone, PartialEq)]
+enum Admits {
+    /// These states only (`IN`, `=`).
+    Only(BTreeSet<Lit>),
+    /// A range (unbounded where None) with holes (`<>`, `NOT IN`).
+    Span {
+        lo: Option<Bound>,
+        hi: Option<Bound>,
+        holes: BTreeSet<Lit>,
+    },
+}
+
+fn admits(a: &Atom) -> Option<Admits> {
+    match a {
+        Atom::In {
+            values,
+            negated: false,
+            ..
+        } => Some(Admits::Only(values.clone())),
+        Atom::In {
+            values,
+            negated: true,
+            ..
+        } => Some(Admits::Span {
+            lo: None,
+            hi: None,
+            holes: values.clone(),
+        }),
+        Atom::Range { lo, hi, .. } => Some(Admits::Span {
+            lo: lo.clone(),
+            hi: hi.clone(),
+            holes: BTreeSet::new(),
+        }),
+        _ => None,
+    }
+}
+
+/// Whether `v` lies within the bounds; None when it does not compare with them.
+fn within(v: &Lit, lo: &Option<Bound>, hi: &Option<Bound>) -> Option<bool> {
+    let above = match lo {
+        None => true,
+        Some((b, incl)) => match v.compare(b)? {
+            Ordering::Greater => true,
+            Ordering::Equal => *incl,
+            Ordering::Less => false,
+        },
+    };
+    let below = match hi {
+        None => true,
+        Some((b, incl)) => match v.compare(b)? {
+            Ordering::Less => true,
+            Ordering::Equal => *incl,
+            Ordering::Greater => false,
+        },
+    };
+    Some(above && below)
+}
+
+/// The intersection of two admitted sets, in normal form; None when a value does not
+/// compare with a bound (a string against a number).
+fn intersect(a: Admits, b: Admits) -> Option<Admits> {
+    let keep = |values: BTreeSet<Lit>, other: &Admits| -> Option<BTreeSet<Lit>> {
+        let mut out = BTreeSet::new();
+        for v in values {
+            let ok = match other {
+                Admits::Only(o) => o.contains(&v),
+                Admits::Span { lo, hi, holes } => within(&v, lo, hi)? && !holes.contains(&v),
+            };
+            if ok {
+                out.insert(v);
+            }
+        }
+        Some(out)
+    };
+    let out = match (a, b) {
+        (Admits::Only(x), other) | (other, Admits::Only(x)) => Admits::Only(keep(x, &other)?),
+        (
+            Admits::Span { lo, hi, holes },
+            Admits::Span {
+                lo: lo2,
+                hi: hi2,
+                holes: holes2,
+            },
+        ) => Admits::Span {
+            lo: tighter(lo, lo2, true),
+            hi: tighter(hi, hi2, false),
+            holes: holes.into_iter().chain(holes2).collect(),
+        },
+    };
+    normal(out)
+}
+
+/// One spelling per set: holes outside the range dropped, a hole on an inclusive bound
+/// made an exclusive bound, a one-point range a state.
+fn normal(a: Admits) -> Option<Admits> {
+    let Admits::Span {
+        mut lo,
+        mut hi,
+        holes,
+    } = a
+    else {
+        return Some(a);
+    };
+    let mut kept = BTreeSet::new();
+    for h in holes {
+        if !within(&h, &lo, &hi)? {
+            continue;
+        }
+        match (&lo, &hi) {
+            (Some((b, true)), _) if h.compare(b) == Some(Ordering::Equal) => {
+                lo = Some((b.clone(), false));
+            }
+            (_, Some((b, true))) if h.compare(b) == Some(Ordering::Equal) => {
+                hi = Some((b.clone(), false));
+            }
+            _ => {
+                kept.insert(h);
+            }
+        }
+    }
+    if let (Some((l, li)), Some((h, hi_incl))) = (&lo, &hi) {
+        match l.compare(h)? {
+            Ordering::Greater => return Some(Admits::Only(BTreeSet::new())),
+            Ordering::Equal if *li && *hi_incl => {
+                return Some(Admits::Only([l.clone()].into_iter().collect()));
+            }
+            Ordering::Equal => return Some(Admits::Only(BTreeSet::new())),
+            Ordering::Less => {}
+        }
+    }
+    Some(Admits::Span {
+        lo,
+        hi,
+        holes: kept,
+    })
+}
+
+/// Whether two admitted sets are the same set; None when that cannot be told (a finite
+/// set of integers against a bounded range of them: the column's type decides).
+fn same_admits(a: &Admits, b: &Admits) -> Option<bool> {
+    match (a, b) {
+        (Admits::Only(x), Admits::Only(y)) => Some(x == y),
+        (
+            Admits::Span { lo, hi, holes },
+            Admits::Span {
+                lo: lo2,
+                hi: hi2,
+                holes: holes2,
+            },
+        ) => Some(
+            same_bound(lo.as_ref(), lo2.as_ref())
+                && same_bound(hi.as_ref(), hi2.as_ref())
+                && holes == holes2,
+        ),
+        (Admits::Only(x), Admits::Span { lo, hi, holes })
+        | (Admits::Span { lo, hi, holes }, Admits::Only(x)) => {
+            // A range holds infinitely many values unless the column is an integer one:
+            // then it may be exactly the listed integers, which only the type can tell.
+            let int = |l: &Lit| match l {
+                Lit::Num(n) => n.parse::<i64>().ok(),
+                _ => None,
+            };
+            let (Some((l, li)), Some((h, hi_incl))) = (lo, hi) else {
+                return Some(false);
+            };
+            let (Some(l), Some(h)) = (int(l), int(h)) else {
+                return Some(false);
+            };
+            let (first, last) = (
+                if *li { l } else { l + 1 },
+                if *hi_incl { h } else { h - 1 },
+            );
+            if last - first > 10_000 {
+                return Some(false);
+            }
+            let ints: BTreeSet<i64> = (first..=last)
+                .filter(|i| !holes.iter().any(|v| int(v) == Some(*i)))
+                .collect();
+            let listed: Option<BTreeSet<i64>> = x.iter().map(int).collect();
+            if listed.as_ref() == Some(&ints) {
+                None
+            } else {
+                Some(false)
+            }
+        }
+    }
+}
+
+/// Whether `q` is a non-empty finite set of states, all of them admitted by `g`.
+fn narrower(q: &Admits, g: &Admits) -> bool {
+    let Admits::Only(states) = q else {
+        return false;
+    };
+    !states.is_empty()
+        && states.iter().all(|v| match g {
+            Admits::Only(o) => o.contains(v),
+            Admits::Span { lo, hi, holes } => within(v, lo, hi) == Some(true) && !holes.contains(v),
+        })
+}
+
+fn lit_text(l: &Lit) -> String {
+    match l {
+        Lit::Num(n) | Lit::Str(n) | Lit::Expr(n) => n.clone(),
+        Lit::Bool(b) => b.to_string(),
+    }
+}
+
+/// The question's own scope: a mismatch only because the query keeps some states of the
+/// governed set is a match when the question names each of them ("MRR on the enterprise
+/// plan" keeps `plan = 'enterprise'` of MRR's `plan <> 'trial'`). Whole words, any case.
+pub fn narrowed_by_question(verdict: (Verdict, String), question: &str) -> (Verdict, String) {
+    let Some(rest) = verdict.1.split(": it keeps only ").nth(1) else {
+        return verdict;
+    };
+    if verdict.0 != Verdict::Mismatch || verdict.1.contains("; ") {
+        return verdict;
+    }
+    let words: Vec<String> = question
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let states: Vec<String> = rest
+        .split(", ")
+        .map(|s| s.trim_matches('\'').to_lowercase())
+        .collect();
+    let named = states.iter().all(|s| {
+        let parts: Vec<&str> = s
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        !parts.is_empty()
+            && words
+                .windows(parts.len())
+                .any(|w| w.iter().zip(&parts).all(|(a, b)| a == b))
+    });
+    if named {
+        (
+            Verdict::Match,
+            format!("{}, which the question asks for", verdict.1),
+        )
+    } else {
+        verdict
+    }
+}
+
+/// Whether the query admits on `col` exactly the values the governed conjuncts `on` do.
+fn same_set(col: &str, on: &[&Atom], filters: &[Atom], used: &[&str]) -> (Verdict, String) {
+    let q_on: Vec<&Atom> = filters
+        .iter()
+        .filter(|q| q.cols().iter().any(|qc| same_col(col, qc)))
+        .collect();
+    if q_on.is_empty() {
+        if used.iter().any(|u| same_col(col, u)) {
+            return (
+                Verdict::Unsure,
+                format!("{col} is read but not filtered on in WHERE/ON/HAVING"),
+            );
+        }
+        return (
+            Verdict::Mismatch,
+            format!("the query does not filter on {col}"),
+        );
+    }
+    let has_expr = |a: &Atom| match a {
+        Atom::In { values, .. } => values.iter().any(|v| matches!(v, Lit::Expr(_))),
+        Atom::Range { lo, hi, .. } => [lo, hi]
+            .iter()
+            .any(|b| matches!(b, Some((Lit::Expr(_), _)))),
+        _ => false,
+    };
+    let fold = |atoms: &[&Atom]| -> Result<Admits, String> {
+        let mut acc = Admits::Span {
+            lo: None,
+            hi: None,
+            holes: BTreeSet::new(),
+        };
+        for a in atoms {
+            match a {
+                // Every comparison already rejects NULL.
+                Atom::Null { negated: true, .. } => continue,
+                Atom::Null { negated: false, .. } => {
+                    return Err(format!("{col} is required to be NULL"));
+                }
+                _ if has_expr(a) => {
+                    return Err(format!(
+                        "cannot decide whether the filter on {col} is the governed one: it compares with an expression"
+                    ));
+                }
+                _ => {}
+            }
+            let Some(x) = admits(a) else {
+                return Err(format!(
+                    "cannot decide whether the filter on {col} is the governed one: an OR of ranges or an expression on it is outside what the sets express"
+                ));
+            };
+            acc = intersect(acc, x).ok_or_else(|| {
+                format!("cannot decide whether the filter on {col} is the governed one: its values do not compare")
+            })?;
+        }
+        Ok(acc)
+    };
+    let g = match fold(on) {
+        Ok(g) => g,
+        Err(why) => return (Verdict::Unsure, why),
+    };
+    let q = match fold(&q_on) {
+        Ok(q) => q,
+        Err(why) if why.ends_with("to be NULL") => {
+            return (
+                Verdict::Mismatch,
+                format!("the filter on {col} is not the governed one: {why}"),
+            );
+        }
+        Err(why) => return (Verdict::Unsure, why),
+    };
+    match same_admits(&g, &q) {
+        Some(true) => (Verdict::Match, String::new()),
+        // Some states of the governed set only: a mismatch, unless the question itself
+        // asks for those states (`narrowed`).
+        Some(false) if narrower(&q, &g) => {
+            let Admits::Only(states) = &q else {
+                unreachable!("narrower holds only for a finite set")
+            };
+            let names: Vec<String> = states.iter().map(lit_text).collect();
+            (
+                Verdict::Mismatch,
+                format!(
+                    "the filter on {col} is narrower than the governed one: it keeps only {}",
+                    names
+                        .iter()
+                        .map(|n| format!("'{n}'"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+        }
+        Some(false) => (
+            Verdict::Mismatch,
+            format!("the filter on {col} is not the governed one: it admits other values"),
+        ),
+        None => (
+            Verdict::Unsure,
+            format!(
+                "cannot decide whether the filter on {col} is the governed one: a list of integers against a range of them depends on the column's type"
+            ),
+        ),
+    }
+}
+
 /// The tightest bounds the query's atoms put on a column.
 fn query_range(col: &str, atoms: &[&Atom]) -> (Option<Bound>, Option<Bound>) {
     let mut lo: Option<Bound> = None;
@@ -326,6 +695,76 @@ mod tests {
             ),
             Match
         );
+    }
+
+    /// Issue #50's probes: equivalence as sets, not implication.
+    #[test]
+    fn sets_decide_equivalence() {
+        use Verdict::*;
+        let stage = "customers.subscription_status NOT IN ('won', 'lost')";
+        for (sql, pred, want) in [
+            // Narrower than the governed set, though every value is in it.
+            (
+                "SELECT 1 FROM customers WHERE subscription_status IN ('ACTIVE','PAUSED_BILLING') AND subscription_status <> 'ACTIVE'",
+                ACTIVE,
+                Mismatch,
+            ),
+            (
+                "SELECT 1 FROM customers WHERE subscription_status IN ('ACTIVE','PAUSED_BILLING') AND subscription_status IN ('ACTIVE','TRIAL')",
+                ACTIVE,
+                Mismatch,
+            ),
+            (
+                "SELECT 1 FROM orders WHERE amount BETWEEN 10000 AND 50000 AND amount <> 20000",
+                "orders.amount BETWEEN 10000 AND 50000",
+                Mismatch,
+            ),
+            // An exclusion term: a narrower filter undercounts it.
+            (
+                "SELECT 1 FROM customers WHERE subscription_status = 'negotiation'",
+                stage,
+                Mismatch,
+            ),
+            (
+                "SELECT 1 FROM customers WHERE subscription_status NOT IN ('won','lost','stalled')",
+                stage,
+                Mismatch,
+            ),
+            // The same set spelled otherwise.
+            (
+                "SELECT 1 FROM customers WHERE subscription_status <> 'won' AND subscription_status <> 'lost'",
+                stage,
+                Match,
+            ),
+            (
+                "SELECT 1 FROM customers WHERE NOT (subscription_status = 'won' OR subscription_status = 'lost')",
+                stage,
+                Match,
+            ),
+            (
+                "SELECT 1 FROM orders WHERE amount >= 10000 AND amount <= 50000 AND amount <> 10000",
+                "orders.amount > 10000 AND orders.amount <= 50000",
+                Match,
+            ),
+            (
+                "SELECT 1 FROM customers WHERE subscription_status IN ('ACTIVE','PAUSED_BILLING','TRIAL') AND subscription_status <> 'TRIAL'",
+                ACTIVE,
+                Match,
+            ),
+            // Integers listed against their range: the column's type decides.
+            (
+                "SELECT 1 FROM orders WHERE amount IN (1, 2, 3)",
+                "orders.amount BETWEEN 1 AND 3",
+                Unsure,
+            ),
+            (
+                "SELECT 1 FROM orders WHERE amount IN (1, 3)",
+                "orders.amount BETWEEN 1 AND 3",
+                Mismatch,
+            ),
+        ] {
+            assert_eq!(check(sql, pred), want, "{sql} vs {pred}");
+        }
     }
 
     #[test]
