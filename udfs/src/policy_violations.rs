@@ -1,13 +1,16 @@
 //! `policy_violations(result, row_filter, allowed_columns, masked_columns)`: the policy
 //! oracle, run on a tool result after the fact.
 //!
-//! The result is JSON text in one of the shapes tools return: an array of objects; an
-//! object holding such an array under `rows`, `items`, `results` or `data` (or `rows` as
-//! arrays with `columns` naming them); or one object (one row). The policy comes from the
+//! The result is JSON text in one of the shapes tools return, read by `rows`: an array of
+//! objects; an object holding such an array under `rows`, `items`, `results`, `data` or
+//! `records` (or `rows` as arrays with `columns` naming them), or as its only array of
+//! objects under another key (`{"deals": [...], "next_cursor": null}`), also one wrapper
+//! down (`{"result": {"deals": [...]}}`); or one object (one row). The policy comes from the
 //! `policies` table: `row_filter` is a SQL boolean expression over result fields
 //! (`sales_region = 'EMEA'`), `allowed_columns` the columns the user may see (NULL: all),
-//! `masked_columns` those that must come back masked (NULL or a value of only `*`, `x` or
-//! `#`). Column names compare by their last part, without case.
+//! `masked_columns` those that must come back masked (NULL, a partial mask such as
+//! `a***@x.com` or `****1234`, or a value of only `*`, `x`, `#` or `•`). Column names
+//! compare by their last part, without case.
 //!
 //! Returns `{violations, unsure}`: one sentence per violation (empty: none), and one per
 //! check that could not be made (a filter on a field the result does not carry, a filter
@@ -60,39 +63,65 @@ static DOC: LazyLock<Documentation> = LazyLock::new(|| {
     .build()
 });
 
-/// The rows of a result, each an object.
+/// The rows of a result, each an object: the one rule for where rows sit (the policy
+/// check and the oracle's input use it). A top-level array; `columns` + `rows`; an array
+/// under `rows`, `items`, `results`, `data` or `records`; else the only array of objects
+/// under any other key (`{"deals": [...], "next_cursor": null}`); each of these also one
+/// wrapper object down (`{"data": {"items": [...]}}`, `{"result": {"deals": [...]}}`).
+/// Anything else is one row.
 pub fn rows(result: &Value) -> Vec<Map<String, Value>> {
-    let as_objects =
-        |items: &Vec<Value>, columns: Option<&Vec<Value>>| -> Vec<Map<String, Value>> {
-            items
-                .iter()
-                .filter_map(|r| match (r, columns) {
-                    (Value::Object(o), _) => Some(o.clone()),
-                    (Value::Array(cells), Some(cols)) => Some(
-                        cols.iter()
-                            .zip(cells)
-                            .map(|(c, v)| (c.as_str().unwrap_or_default().to_string(), v.clone()))
-                            .collect(),
-                    ),
-                    _ => None,
-                })
-                .collect()
-        };
     match result {
         Value::Array(items) => as_objects(items, None),
-        Value::Object(o) => {
-            for key in ["rows", "items", "results", "data", "records"] {
-                if let Some(Value::Array(items)) = o.get(key) {
-                    let cols = match o.get("columns") {
-                        Some(Value::Array(c)) => Some(c),
-                        _ => None,
-                    };
-                    return as_objects(items, cols);
+        Value::Object(o) => named_rows(o)
+            .or_else(|| {
+                // One wrapper down: the only object value that holds rows.
+                let inner: Vec<&Map<String, Value>> =
+                    o.values().filter_map(Value::as_object).collect();
+                match inner.as_slice() {
+                    [one] => named_rows(one),
+                    _ => None,
                 }
-            }
-            vec![o.clone()]
-        }
+            })
+            .unwrap_or_else(|| vec![o.clone()]),
         _ => Vec::new(),
+    }
+}
+
+fn as_objects(items: &[Value], columns: Option<&Vec<Value>>) -> Vec<Map<String, Value>> {
+    items
+        .iter()
+        .filter_map(|r| match (r, columns) {
+            (Value::Object(o), _) => Some(o.clone()),
+            (Value::Array(cells), Some(cols)) => Some(
+                cols.iter()
+                    .zip(cells)
+                    .map(|(c, v)| (c.as_str().unwrap_or_default().to_string(), v.clone()))
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Rows held by an object itself: under a known key, or the only array of objects.
+fn named_rows(o: &Map<String, Value>) -> Option<Vec<Map<String, Value>>> {
+    for key in ["rows", "items", "results", "data", "records"] {
+        if let Some(Value::Array(items)) = o.get(key) {
+            let cols = match o.get("columns") {
+                Some(Value::Array(c)) => Some(c),
+                _ => None,
+            };
+            return Some(as_objects(items, cols));
+        }
+    }
+    let arrays: Vec<&Vec<Value>> = o
+        .values()
+        .filter_map(Value::as_array)
+        .filter(|a| !a.is_empty() && a.iter().all(Value::is_object))
+        .collect();
+    match arrays.as_slice() {
+        [one] => Some(as_objects(one, None)),
+        _ => None,
     }
 }
 
@@ -100,11 +129,20 @@ fn last_part(name: &str) -> String {
     name.rsplit('.').next().unwrap_or(name).to_lowercase()
 }
 
+/// A masked value: NULL; only mask characters (`****`, `xxxx`, `####`, `••••`); or a
+/// partial mask, a run of three or more `*` or `•` inside the value (`a***@x.com`,
+/// `****1234`, `12••••••34`).
 fn looks_masked(v: &Value) -> bool {
     match v {
         Value::Null => true,
         Value::String(s) => {
-            !s.is_empty() && s.chars().all(|c| matches!(c, '*' | 'x' | 'X' | '#' | '•'))
+            let full = !s.is_empty() && s.chars().all(|c| matches!(c, '*' | 'x' | 'X' | '#' | '•'));
+            let mut run = 0;
+            let partial = s.chars().any(|c| {
+                run = if matches!(c, '*' | '•') { run + 1 } else { 0 };
+                run >= 3
+            });
+            full || partial
         }
         _ => false,
     }
@@ -336,6 +374,31 @@ mod tests {
             allowed,
             &masked,
         )
+    }
+
+    /// Issue #50: rows under a named key or one wrapper down are rows; partial masks mask.
+    #[test]
+    fn rows_wherever_they_sit_and_partial_masks() {
+        for r in [
+            r#"{"deals": [{"sales_region": "EMEA"}, {"sales_region": "APAC"}], "next_cursor": null}"#,
+            r#"{"data": {"items": [{"sales_region": "EMEA"}, {"sales_region": "APAC"}]}}"#,
+            r#"{"result": {"deals": [{"sales_region": "EMEA"}, {"sales_region": "APAC"}]}}"#,
+        ] {
+            assert_eq!(
+                v(r, Some("sales_region = 'EMEA'"), None, &[]),
+                ["1 of 2 rows outside the row filter sales_region = 'EMEA'"],
+                "{r}"
+            );
+        }
+        // Two arrays of objects: which holds the rows is not known, so it is one row.
+        let two: Value = serde_json::from_str(r#"{"a": [{"x": 1}], "b": [{"y": 2}]}"#).unwrap();
+        assert_eq!(rows(&two).len(), 1);
+        for masked in ["a***@x.com", "****1234", "12••••34", "xxxx"] {
+            assert!(looks_masked(&Value::String(masked.to_string())), "{masked}");
+        }
+        for plain in ["alice@x.com", "a*b", "1234"] {
+            assert!(!looks_masked(&Value::String(plain.to_string())), "{plain}");
+        }
     }
 
     #[test]
