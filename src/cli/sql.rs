@@ -19,7 +19,9 @@ use super::common::{Input, Output, finish};
 /// from standard input when it is not a terminal, or else from an interactive prompt
 /// (history in ~/.local/state/groundcheck/history). Several statements separated by `;`
 /// run in order; each query's result is printed. Reads only the project's tables (and
-/// --table files); writes only --output and, with --on-bad-line skip, OUT/rejects.jsonl.
+/// --table files: NAME=PATH with a name that is not an input table registers any Parquet
+/// or JSON-lines file or folder, an output such as labels.parquet, as table NAME); writes
+/// only --output and, with --on-bad-line skip, OUT/rejects.jsonl.
 /// Statements that create tables or views, or read or write other files (CREATE EXTERNAL
 /// TABLE, COPY ... TO, INSERT), need --allow-files.
 #[derive(Debug, ClapArgs)]
@@ -85,7 +87,18 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         }
         (None, None) => None,
     };
+    // A --table name that is not one of the input tables names a file of its own: an
+    // output (labels.parquet, report.parquet, an import) queried like the inputs.
+    let (known, extra): (Vec<_>, Vec<_>) = std::mem::take(&mut args.input.tables)
+        .into_iter()
+        .partition(|(name, _)| groundcheck::model::table(name).is_some());
+    args.input.tables = known;
     let session = args.input.open().await?;
+    for (name, path) in &extra {
+        groundcheck::engine::tables::register_file(&session.ctx, name, path)
+            .await
+            .with_context(|| format!("--table {name}={path}"))?;
+    }
     let result = match sql {
         Some(sql) => run_script(&session, &sql, &args).await,
         None => interactive(&session, &args).await,

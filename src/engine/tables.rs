@@ -150,3 +150,73 @@ pub fn drift_rules() -> Result<RecordBatch> {
         ],
     )?)
 }
+
+/// A Parquet or JSON-lines file or folder as table `name`: `sql --table NAME=PATH` for a
+/// name that is not an input table, so outputs (labels.parquet, report.parquet, imports)
+/// are tables too. JSON lines by extension (`.jsonl`, `.json`, `.ndjson`, or a folder that
+/// holds only those); Parquet otherwise.
+pub async fn register_file(ctx: &SessionContext, name: &str, path: &str) -> Result<()> {
+    use crate::error::Error;
+    if ctx
+        .table_exist(name)
+        .map_err(|e| Error::Usage(format!("{name}: {e}")))?
+    {
+        return Err(Error::Usage(format!(
+            "{name} is already a table or view: pick another name"
+        )));
+    }
+    let target = if path.contains("://") {
+        path.to_string()
+    } else {
+        let abs = std::path::absolute(path).map_err(|e| Error::io(path, e))?;
+        let abs = crate::store::location::lexical(&abs);
+        if !abs.exists() {
+            return Err(Error::Input(format!(
+                "{}: no such file or folder",
+                abs.display()
+            )));
+        }
+        abs.display().to_string()
+    };
+    let json_ext = |p: &str| {
+        let l = p.to_ascii_lowercase();
+        [".jsonl", ".json", ".ndjson"]
+            .into_iter()
+            .find(|e| l.ends_with(e))
+    };
+    let dir = std::path::Path::new(&target);
+    let folder_ext = if dir.is_dir() {
+        let names: Vec<String> = std::fs::read_dir(dir)
+            .map_err(|e| Error::io(&target, e))?
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|n| !n.starts_with('.'))
+            .collect();
+        let exts: std::collections::BTreeSet<&str> =
+            names.iter().filter_map(|n| json_ext(n)).collect();
+        let parquet = names
+            .iter()
+            .any(|n| n.to_ascii_lowercase().ends_with(".parquet"));
+        match (exts.len(), parquet) {
+            (1, false) => exts.into_iter().next(),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    match json_ext(&target).or(folder_ext) {
+        Some(ext) => {
+            let opts = datafusion::prelude::JsonReadOptions::default().file_extension(ext);
+            ctx.register_json(name, &target, opts).await?
+        }
+        None => {
+            ctx.register_parquet(
+                name,
+                &target,
+                datafusion::prelude::ParquetReadOptions::default(),
+            )
+            .await?
+        }
+    }
+    Ok(())
+}

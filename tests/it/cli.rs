@@ -537,6 +537,74 @@ fn notes_about_empty_tables_wait_for_verbose() {
 }
 
 /// `sql -o FILE` writes the format its extension names when --format is not given.
+/// Issue #50: outputs are tables too. A --table name that is not an input table
+/// registers a Parquet or JSON-lines file (a verb's output); a path that is not there is
+/// one sentence, exit 2.
+#[test]
+fn sql_reads_outputs_by_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = demo();
+    let out = tmp.path().join("out");
+    ok(
+        tmp.path(),
+        &[
+            "sql",
+            "--data",
+            d.to_str().unwrap(),
+            "-o",
+            out.join("x.parquet").to_str().unwrap(),
+            "SELECT case_id, 1 AS one FROM cases",
+        ],
+    );
+    ok(
+        tmp.path(),
+        &[
+            "sql",
+            "--data",
+            d.to_str().unwrap(),
+            "-o",
+            out.join("x.jsonl").to_str().unwrap(),
+            "SELECT case_id, 2 AS two FROM cases",
+        ],
+    );
+    let printed = ok(
+        tmp.path(),
+        &[
+            "sql",
+            "--data",
+            d.to_str().unwrap(),
+            "--format",
+            "csv",
+            "--table",
+            &format!("p={}", out.join("x.parquet").display()),
+            "--table",
+            &format!("j={}", out.join("x.jsonl").display()),
+            "SELECT count(*) AS n, sum(one) AS ones, sum(two) AS twos FROM p JOIN j USING (case_id)",
+        ],
+    );
+    let cases = std::fs::read_to_string(d.join("cases.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!(
+        printed,
+        format!("n,ones,twos\n{cases},{cases},{}\n", 2 * cases)
+    );
+    let r = run(
+        tmp.path(),
+        &[
+            "sql",
+            "--data",
+            d.to_str().unwrap(),
+            "--table",
+            "x=/no/such/file.parquet",
+            "SELECT 1",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("no such file or folder"), "{}", r.stderr);
+}
+
 #[test]
 fn sql_output_format_follows_the_extension() {
     let tmp = tempfile::tempdir().unwrap();
