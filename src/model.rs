@@ -29,6 +29,9 @@ pub enum Ty {
     Json,
     /// A gold answer: number, string or array (no object, no null), kept as JSON text.
     Answer,
+    /// A regular expression (Rust `regex` syntax), checked as the table is read: a bad one
+    /// is a bad line naming the file, line and field, not a compute error later.
+    Regex,
     List(Box<Ty>),
     Struct(Vec<Col>),
 }
@@ -90,7 +93,7 @@ impl Col {
 impl Ty {
     pub fn arrow_type(&self) -> DataType {
         match self {
-            Ty::Str | Ty::Enum(_) | Ty::Json | Ty::Answer => DataType::Utf8,
+            Ty::Str | Ty::Enum(_) | Ty::Json | Ty::Answer | Ty::Regex => DataType::Utf8,
             Ty::Int => DataType::Int64,
             Ty::Float => DataType::Float64,
             Ty::Bool => DataType::Boolean,
@@ -107,6 +110,7 @@ impl Ty {
     pub fn describe(&self) -> String {
         match self {
             Ty::Str => "string".into(),
+            Ty::Regex => "regular expression".into(),
             Ty::Enum(values) => format!("one of {}", values.join(" | ")),
             Ty::Int => "integer".into(),
             Ty::Float => "number".into(),
@@ -572,7 +576,7 @@ pub static ID_SCHEMES: LazyLock<TableSpec> = LazyLock::new(|| {
             col("scheme", Ty::Str, REQ, "Scheme name (`cust_id_v2`)."),
             col(
                 "regex",
-                Ty::Str,
+                Ty::Regex,
                 REQ,
                 "Regular expression a value of the scheme matches in full.",
             ),

@@ -149,7 +149,7 @@ impl Strs {
 impl Buf {
     fn new(ty: &Ty) -> Self {
         let data = match ty {
-            Ty::Str | Ty::Enum(_) | Ty::Json | Ty::Answer => Data::Str(Strs {
+            Ty::Str | Ty::Enum(_) | Ty::Json | Ty::Answer | Ty::Regex => Data::Str(Strs {
                 offsets: vec![0],
                 bytes: Vec::new(),
             }),
@@ -438,6 +438,16 @@ impl<'de> Visitor<'de> for Val<'_> {
     fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
         match (&mut self.buf.data, self.ty) {
             (Data::Str(_), Ty::Enum(values)) if !values.contains(&v) => return Err(refused()),
+            // The slow path (validate) says why a regular expression is refused.
+            (Data::Str(_), Ty::Regex) if regex::Regex::new(&format!("^({v})$")).is_err() => {
+                return Err(refused());
+            }
+            (Data::Str(s), Ty::Regex) => {
+                s.bytes.extend_from_slice(v.as_bytes());
+                if !s.close() {
+                    return Err(refused());
+                }
+            }
             (Data::Str(s), Ty::Str | Ty::Enum(_)) => {
                 s.bytes.extend_from_slice(v.as_bytes());
                 if !s.close() {
@@ -653,7 +663,16 @@ fn push_object(cols: &[Col], bufs: &mut [Buf], row: &Value) -> Result<(), String
 
 fn push_value(ty: &Ty, buf: &mut Buf, v: &Value) -> Result<(), ()> {
     match (&mut buf.data, ty, v) {
-        (Data::Str(s), Ty::Str | Ty::Enum(_) | Ty::Json | Ty::Answer, Value::String(t)) => {
+        (Data::Str(_), Ty::Regex, Value::String(t))
+            if regex::Regex::new(&format!("^({t})$")).is_err() =>
+        {
+            return Err(());
+        }
+        (
+            Data::Str(s),
+            Ty::Str | Ty::Enum(_) | Ty::Json | Ty::Answer | Ty::Regex,
+            Value::String(t),
+        ) => {
             s.bytes.extend_from_slice(t.as_bytes());
             if !s.close() {
                 return Err(());

@@ -82,6 +82,24 @@ fn check_value(ty: &Ty, v: Value, path: Path) -> Result<Value, Problem> {
             Value::String(_) => Ok(v),
             _ => Err(wrong(&v)),
         },
+        Ty::Regex => match &v {
+            // Compiled as the id-scheme check anchors it, so what is accepted here runs.
+            Value::String(s) => match regex::Regex::new(&format!("^({s})$")) {
+                Ok(_) => Ok(v),
+                Err(e) => Err(Problem::at(
+                    &path(),
+                    format!(
+                        "not a regular expression: {}",
+                        e.to_string()
+                            .lines()
+                            .last()
+                            .unwrap_or("")
+                            .trim_start_matches("error: ")
+                    ),
+                )),
+            },
+            _ => Err(wrong(&v)),
+        },
         Ty::Enum(values) => match &v {
             Value::String(s) if values.contains(&s.as_str()) => Ok(v),
             Value::String(s) => Err(Problem::at(

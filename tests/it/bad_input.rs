@@ -141,6 +141,49 @@ fn value_outside_its_set() {
     );
 }
 
+/// Issue #44: a regular expression that does not compile is a bad line naming file, line
+/// and field as the table is read, under sql and ingest alike, not a compute error later;
+/// skipped, it goes to the rejects file.
+#[test]
+fn a_bad_id_scheme_regex_is_a_bad_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ctx = tmp.path().join("p/context");
+    std::fs::create_dir_all(&ctx).unwrap();
+    std::fs::write(
+        ctx.join("id_schemes.jsonl"),
+        "{\"scheme\":\"a\",\"regex\":\"A-[0-9]{3}\"}\n{\"scheme\":\"b\",\"regex\":\"([unclosed\"}\n",
+    )
+    .unwrap();
+    let want = "p/context/id_schemes.jsonl:2: field `regex`: not a regular expression: unclosed character class";
+    for args in [
+        &["sql", "--data", "p", "SELECT count(*) FROM id_schemes"][..],
+        &["ingest", "--data", "p", "--out", "out"][..],
+    ] {
+        let r = run(tmp.path(), args);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stdout);
+        assert!(r.stderr.contains(want), "{args:?}: {}", r.stderr);
+    }
+    let r = run(
+        tmp.path(),
+        &[
+            "sql",
+            "--data",
+            "p",
+            "--on-bad-line",
+            "skip",
+            "--out",
+            "o",
+            "--format",
+            "csv",
+            "SELECT scheme FROM id_schemes",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, "scheme\na\n");
+    let rejects = std::fs::read_to_string(tmp.path().join("o/rejects.jsonl")).unwrap();
+    assert!(rejects.contains("([unclosed"), "{rejects}");
+}
+
 #[test]
 fn invalid_utf8() {
     let mut bad = GOOD.as_bytes().to_vec();
