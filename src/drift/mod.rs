@@ -183,19 +183,14 @@ pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
         .flat_map(|o| o.tools.iter().map(|t| t.name.clone()))
         .collect();
     let across = across_servers(&old, &new, &others);
-    for mut c in drift::diff_in(&old.tools, &new.tools, &elsewhere)
+    for c in drift::diff_in(&old.tools, &new.tools, &elsewhere)
         .into_iter()
         .chain(surface)
         .chain(across)
     {
-        if let Some(o) = opts.overrides.iter().rev().find(|o| o.rule == c.rule) {
-            c.severity = o.severity;
-            c.action = o.action;
-        }
-        if opts.ignore.matches(&c) {
-            ignored += 1;
-        } else {
-            changes.push(c);
+        match settle(c, opts) {
+            Some(c) => changes.push(c),
+            None => ignored += 1,
         }
     }
     let mut by_tool: BTreeMap<&str, Vec<&Change>> = BTreeMap::new();
@@ -269,7 +264,7 @@ pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
         ];
         for (id, message) in found {
             let Some(message) = message else { continue };
-            let mut c = finding(
+            let c = finding(
                 id,
                 &who,
                 "/version",
@@ -284,14 +279,9 @@ pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
                 v.old.as_deref(),
                 v.new.as_deref(),
             );
-            if let Some(o) = opts.overrides.iter().rev().find(|o| o.rule == c.rule) {
-                c.severity = o.severity;
-                c.action = o.action;
-            }
-            if opts.ignore.matches(&c) {
-                ignored += 1;
-            } else {
-                changes.push(c);
+            match settle(c, opts) {
+                Some(c) => changes.push(c),
+                None => ignored += 1,
             }
         }
     }
@@ -306,7 +296,17 @@ pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
     })
 }
 
-/// A change judged by `groundcheck drift` itself (not the schema diff), from its rule.
+/// A change under the run's `--override`s, or None when `--ignore` leaves it out.
+fn settle(mut c: Change, opts: &Options) -> Option<Change> {
+    if let Some(o) = opts.overrides.iter().rev().find(|o| o.rule == c.rule) {
+        c.severity = o.severity;
+        c.action = o.action;
+    }
+    (!opts.ignore.matches(&c)).then_some(c)
+}
+
+/// A change judged by `groundcheck drift` itself (not the schema diff), from its rule;
+/// `before` and `after` are text.
 fn finding(
     id: &str,
     tool: &str,
@@ -315,19 +315,15 @@ fn finding(
     before: Option<&str>,
     after: Option<&str>,
 ) -> Change {
-    let r = rules::rule(id);
-    let quoted = |s: Option<&str>| s.map(|s| serde_json::Value::String(s.to_string()).to_string());
-    Change {
-        rule: r.id.clone(),
-        direction: r.direction,
-        severity: r.severity,
-        action: r.action,
-        tool: tool.to_string(),
-        path: path.to_string(),
+    let text = |s: Option<&str>| s.map(|s| serde_json::Value::String(s.to_string()));
+    Change::new(
+        id,
+        tool,
+        path,
         message,
-        before: quoted(before),
-        after: quoted(after),
-    }
+        text(before).as_ref(),
+        text(after).as_ref(),
+    )
 }
 
 /// The new server among the project's others: a tool named like another server's

@@ -246,7 +246,8 @@ pub struct Change {
 }
 
 impl Change {
-    pub(crate) fn new(
+    /// A change of rule `id`, its direction, severity and action from the rules table.
+    pub fn new(
         id: &str,
         tool: &str,
         path: &str,
