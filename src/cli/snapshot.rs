@@ -123,7 +123,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             ))
             .into());
         }
-        std::thread::sleep(Duration::from_millis(200));
+        tokio::time::sleep(Duration::from_millis(200)).await;
         captured_at = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string();
     }
     let rows = rows(&snap, &server, &captured_at);

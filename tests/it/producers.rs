@@ -1415,6 +1415,18 @@ fn gateway_answers_every_call_of_a_burst_once_even_when_the_server_dies() {
     }
 }
 
+/// A request to the gateway's face as it goes on the wire, body included.
+fn raw_request(addr: &str, method: &str, headers: &[(&str, &str)], body: &str) -> String {
+    let mut req = format!(
+        "{method} /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req += &format!("{k}: {v}\r\n");
+    }
+    req + "\r\n" + body
+}
+
 /// One raw HTTP exchange with the gateway's face: the status line, the headers (lower
 /// case) and the body as read until the server closes or `until` shows up in it.
 fn exchange(
@@ -1434,16 +1446,8 @@ fn exchange(
     let mut s = std::net::TcpStream::connect(&addr).unwrap();
     s.set_read_timeout(Some(std::time::Duration::from_secs(20)))
         .unwrap();
-    let mut req = format!(
-        "{method} /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        req += &format!("{k}: {v}\r\n");
-    }
-    req += "\r\n";
-    s.write_all(req.as_bytes()).unwrap();
-    s.write_all(body.as_bytes()).unwrap();
+    s.write_all(raw_request(&addr, method, headers, body).as_bytes())
+        .unwrap();
     let mut got = Vec::new();
     let mut buf = [0u8; 4096];
     loop {
@@ -1533,7 +1537,12 @@ fn gateway_http_streams_belong_to_their_session_and_sessions_are_capped() {
         let mut s = std::net::TcpStream::connect(&addr).unwrap();
         s.set_read_timeout(Some(std::time::Duration::from_secs(20)))
             .unwrap();
-        write!(s, "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMcp-Session-Id: {sid2}\r\nMcp-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{call}", call.len()).unwrap();
+        let headers = [
+            ("Mcp-Session-Id", sid2.as_str()),
+            ("Mcp-Protocol-Version", "2025-11-25"),
+        ];
+        s.write_all(raw_request(&addr, "POST", &headers, call).as_bytes())
+            .unwrap();
         let mut lines = std::io::BufReader::new(s).lines();
         let mut all = String::new();
         let mut sent = false;

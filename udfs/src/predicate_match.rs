@@ -119,14 +119,11 @@ impl ScalarUDFImpl for PredicateMatch {
             let governed = GOVERNED.get_or((p.to_string(), row.dialect_name.to_string()), || {
                 Arc::new(row.dialect().and_then(|d| predicate::governed_atoms(p, &d)))
             });
-            let mut answer = match governed.as_ref() {
-                Ok(g) => predicate::verdict(&analysis(&row), g),
+            let question = questions.as_ref().and_then(|q| q.get(i));
+            let (verdict, reason) = match governed.as_ref() {
+                Ok(g) => predicate::verdict(&analysis(&row), g, question),
                 Err(r) => (Verdict::Unsure, r.clone()),
             };
-            if let Some(q) = questions.as_ref().and_then(|q| q.get(i)) {
-                answer = predicate::narrowed_by_question(answer, q);
-            }
-            let (verdict, reason) = answer;
             if self.reason {
                 out.append_value(&reason);
             } else {

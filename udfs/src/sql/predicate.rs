@@ -54,7 +54,7 @@ pub fn predicate_match(
     catalog: &Catalog,
 ) -> (Verdict, String) {
     match governed_atoms(governed, dialect) {
-        Ok(g) => verdict(&analyse(sql, dialect, catalog), &g),
+        Ok(g) => verdict(&analyse(sql, dialect, catalog), &g, None),
         Err(reason) => (Verdict::Unsure, reason),
     }
 }
@@ -82,7 +82,11 @@ pub fn governed_atoms(governed: &str, dialect: &Dialect) -> Result<Vec<Atom>, St
 }
 
 /// Whether an analysed query applies the governed atoms (`governed_atoms`), and why.
-pub fn verdict(query: &Analysis, governed: &[Atom]) -> (Verdict, String) {
+/// `question`, when given, is the task's question without the term's own words: a query
+/// that keeps only states of the governed set matches when the question names each of
+/// them ("MRR on the enterprise plan" keeps `plan = 'enterprise'` of MRR's `plan <>
+/// 'trial'`), whole words in any case (`has_term`).
+pub fn verdict(query: &Analysis, governed: &[Atom], question: Option<&str>) -> (Verdict, String) {
     let facts = match &query.facts {
         Ok(f) => f,
         Err(reason) => return (Verdict::Unsure, reason.clone()),
@@ -104,7 +108,7 @@ pub fn verdict(query: &Analysis, governed: &[Atom]) -> (Verdict, String) {
                         matches!(a, Atom::In { col: c, .. } | Atom::Range { col: c, .. } if same_col(c, col))
                     })
                     .collect();
-                same_set(col, &on, &facts.filters, &used)
+                same_set(col, &on, &facts.filters, &used, question)
             }
             _ => implied(p, &facts.filters, &used),
         };
@@ -438,47 +442,14 @@ fn lit_text(l: &Lit) -> String {
     }
 }
 
-/// The question's own scope: a mismatch only because the query keeps some states of the
-/// governed set is a match when the question names each of them ("MRR on the enterprise
-/// plan" keeps `plan = 'enterprise'` of MRR's `plan <> 'trial'`). Whole words, any case.
-pub fn narrowed_by_question(verdict: (Verdict, String), question: &str) -> (Verdict, String) {
-    let Some(rest) = verdict.1.split(": it keeps only ").nth(1) else {
-        return verdict;
-    };
-    if verdict.0 != Verdict::Mismatch || verdict.1.contains("; ") {
-        return verdict;
-    }
-    let words: Vec<String> = question
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    let states: Vec<String> = rest
-        .split(", ")
-        .map(|s| s.trim_matches('\'').to_lowercase())
-        .collect();
-    let named = states.iter().all(|s| {
-        let parts: Vec<&str> = s
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .filter(|w| !w.is_empty())
-            .collect();
-        !parts.is_empty()
-            && words
-                .windows(parts.len())
-                .any(|w| w.iter().zip(&parts).all(|(a, b)| a == b))
-    });
-    if named {
-        (
-            Verdict::Match,
-            format!("{}, which the question asks for", verdict.1),
-        )
-    } else {
-        verdict
-    }
-}
-
 /// Whether the query admits on `col` exactly the values the governed conjuncts `on` do.
-fn same_set(col: &str, on: &[&Atom], filters: &[Atom], used: &[&str]) -> (Verdict, String) {
+fn same_set(
+    col: &str,
+    on: &[&Atom],
+    filters: &[Atom],
+    used: &[&str],
+    question: Option<&str>,
+) -> (Verdict, String) {
     let q_on: Vec<&Atom> = filters
         .iter()
         .filter(|q| q.cols().iter().any(|qc| same_col(col, qc)))
@@ -549,29 +520,35 @@ fn same_set(col: &str, on: &[&Atom], filters: &[Atom], used: &[&str]) -> (Verdic
     };
     match same_admits(&g, &q) {
         Some(true) => (Verdict::Match, String::new()),
-        // Some states of the governed set only: a mismatch, unless the question itself
-        // asks for those states (`narrowed`).
-        Some(false) if narrower(&q, &g) => {
-            let Admits::Only(states) = &q else {
-                unreachable!("narrower holds only for a finite set")
-            };
-            let names: Vec<String> = states.iter().map(lit_text).collect();
-            (
-                Verdict::Mismatch,
-                format!(
+        // Some states of the governed set only: a mismatch, unless the question asks for
+        // exactly those states.
+        Some(false) => match &q {
+            Admits::Only(states) if narrower(&q, &g) => {
+                let names: Vec<String> = states.iter().map(lit_text).collect();
+                let kept = format!(
                     "the filter on {col} is narrower than the governed one: it keeps only {}",
                     names
                         .iter()
                         .map(|n| format!("'{n}'"))
                         .collect::<Vec<_>>()
                         .join(", ")
-                ),
-            )
-        }
-        Some(false) => (
-            Verdict::Mismatch,
-            format!("the filter on {col} is not the governed one: it admits other values"),
-        ),
+                );
+                let asked =
+                    question.is_some_and(|q| names.iter().all(|n| crate::has_term::has_term(q, n)));
+                if asked {
+                    (
+                        Verdict::Match,
+                        format!("{kept}, which the question asks for"),
+                    )
+                } else {
+                    (Verdict::Mismatch, kept)
+                }
+            }
+            _ => (
+                Verdict::Mismatch,
+                format!("the filter on {col} is not the governed one: it admits other values"),
+            ),
+        },
         None => (
             Verdict::Unsure,
             format!(
