@@ -512,4 +512,27 @@ fn a_frozen_cluster_ends_the_verb_with_a_sentence() {
         "the frozen cluster ended the verb {} s after the freeze",
         took.as_secs()
     );
+    // Thawed, the executor the scheduler took for dead joins the cluster again (it
+    // registers anew), and the next job runs on it to the end.
+    let job = spawn_report(
+        &s3,
+        &[
+            "--data",
+            data,
+            "--cluster",
+            &cluster,
+            "--cluster-wait",
+            "60",
+            "--out",
+            dir.join("thawed").to_str().unwrap(),
+        ],
+    );
+    let (status, stderr) = wait_job(job, Duration::from_secs(300));
+    assert_eq!(status.code(), Some(0), "after the thaw: {stderr}");
+    assert!(dir.join("thawed/report.json").exists());
+    eprintln!(
+        "after the thaw: {} registration(s) of the executor, {} re-registration(s) logged",
+        count(log, "Executor registration succeed"),
+        count(log, "registering again")
+    );
 }
