@@ -44,6 +44,12 @@
 --   range are unsure (equal only on an integer column); an OR of ranges or an expression
 --   on the column is unsure, with the shape named in the reason. Tested in
 --   tests/slt/udfs/predicate_match.slt.
+--   A tool without SQL whose lineage (its tool_context row or its description) reads the
+--   term's governed column computes from the column but says nothing of the predicate it
+--   applies: when the glossary names no tool for the term, the term is unsure (definition
+--   unknown, to review), not a mismatch; when it names tools, another tool is a mismatch
+--   (the named ones encode the definition). A column is the term's when the governed
+--   predicate names it as a word (has_term on the column's own name).
 -- grain: (run_id, server, case_id)
 -- inputs: task_terms, tasks, call_fields, catalog_entries
 -- nulls: definition_match is NULL when the question has no business term
@@ -69,13 +75,29 @@ verdicts AS (
   LEFT JOIN call_fields f ON f.run_id = tm.run_id AND f.server = tm.server AND f.case_id = tm.case_id
     AND NOT f.is_error
 ),
+-- Terms whose governed column a call without SQL reads through declared lineage.
+unknown AS (
+  SELECT DISTINCT tm.run_id, tm.server, tm.case_id, tm.term
+  FROM terms tm
+  JOIN (
+    SELECT run_id, server, case_id, tool, unnest(fields) AS field
+    FROM call_fields
+    WHERE sql IS NULL AND NOT is_error AND lineage_source <> 'arguments'
+  ) u ON u.run_id = tm.run_id AND u.server = tm.server AND u.case_id = tm.case_id
+  WHERE tm.predicate IS NOT NULL
+    AND coalesce(cardinality(tm.tools), 0) = 0
+    AND has_term(tm.predicate, regexp_replace(u.field, '^.*[.]', ''))
+),
 per_term AS (
-  SELECT run_id, server, case_id, term,
-    CASE WHEN bool_or(verdict = 'match') THEN 'match'
-         WHEN bool_or(verdict = 'unsure') THEN 'unsure'
+  SELECT v.run_id, v.server, v.case_id, v.term,
+    CASE WHEN bool_or(v.verdict = 'match') THEN 'match'
+         WHEN bool_or(v.verdict = 'unsure') OR bool_or(u.term IS NOT NULL) THEN 'unsure'
          ELSE 'mismatch' END AS verdict,
-    bool_or(read_data) AS read_data
-  FROM verdicts GROUP BY run_id, server, case_id, term
+    bool_or(v.read_data) AS read_data
+  FROM verdicts v
+  LEFT JOIN unknown u ON u.run_id = v.run_id AND u.server = v.server AND u.case_id = v.case_id
+    AND u.term = v.term
+  GROUP BY v.run_id, v.server, v.case_id, v.term
 )
 SELECT t.run_id, t.server, t.case_id,
   count(p.term) AS business_terms,

@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 
 use clap::{Args as ClapArgs, ValueEnum};
+use groundcheck::eval::anomalies::{self, Settings};
 use serde_json::Value;
 
 use super::common::{Input, Output, finish};
@@ -61,57 +62,24 @@ pub struct Args {
 }
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if !(args.jump > 0.0 && args.jump <= 1.0) {
-        anyhow::bail!(groundcheck::Error::Usage(format!(
-            "--jump {}: a rate between 0 (exclusive) and 1",
-            args.jump
-        )));
-    }
-    let session = args.input.open().await?;
-    let unit = match args.window {
-        Window::Hour => "hour",
-        Window::Day => "day",
+    let settings = Settings {
+        window: match args.window {
+            Window::Hour => "hour",
+            Window::Day => "day",
+        },
+        min_calls: args.min_calls,
+        jump: args.jump,
+        min_baseline: args.min_baseline,
+        z: args.z,
     };
-    let result = async {
-        groundcheck::engine::query::collect(
-            &session.ctx,
-            &format!(
-                "INSERT INTO anomaly_settings VALUES ('{unit}', {}, {}, {}, {})",
-                args.min_calls,
-                args.jump,
-                args.min_baseline,
-                args.z
-            ),
-        )
-        .await?;
-        let (_, total) = groundcheck::engine::query::collect(
-            &session.ctx,
-            "SELECT count(*) AS windows, count(DISTINCT server || '/' || tool) AS tools FROM tool_health",
-        )
-        .await?;
-        let (_, flagged) = groundcheck::engine::query::collect(
-            &session.ctx,
-            "SELECT server, tool, CAST(window_start AS VARCHAR) AS window_start, calls, errors, empty, \
-             empty_rate, baseline_empty_rate, error_rate, baseline_error_rate, baseline_windows, \
-             empty_spike, error_spike FROM tool_health WHERE empty_spike OR error_spike \
-             ORDER BY server, tool, window_start",
-        )
-        .await?;
-        Ok::<_, groundcheck::Error>((groundcheck::engine::query::rows_as_json(&total)?, groundcheck::engine::query::rows_as_json(&flagged)?))
-    }
-    .await;
+    settings.check()?;
+    let session = args.input.open().await?;
+    let result = anomalies::find(&session, &args.input.data, &settings).await;
     finish(&session, &args.output.out, args.output.quiet)?;
-    let (total, flagged) = result?;
+    let found = result?;
+    let flagged = &found.flagged;
     let n =
         |r: &serde_json::Map<String, Value>, k: &str| r.get(k).and_then(Value::as_i64).unwrap_or(0);
-    let windows = total.first().map(|r| n(r, "windows")).unwrap_or(0);
-    let tools = total.first().map(|r| n(r, "tools")).unwrap_or(0);
-    if windows == 0 {
-        anyhow::bail!(groundcheck::Error::Input(format!(
-            "no tool result with a time in the traces of {}: nothing to watch",
-            args.input.data
-        )));
-    }
     let s = |r: &serde_json::Map<String, Value>, k: &str| {
         r.get(k).and_then(Value::as_str).unwrap_or("?").to_string()
     };
@@ -119,7 +87,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         groundcheck::output::text::fmt_value(r.get(k))
     };
     if args.json {
-        for r in &flagged {
+        for r in flagged {
             outln!("{}", Value::Object(r.clone()));
         }
     } else if !flagged.is_empty() {
@@ -138,7 +106,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             .map(String::from)
             .to_vec(),
         ];
-        for r in &flagged {
+        for r in flagged {
             let flag = match (r.get("empty_spike"), r.get("error_spike")) {
                 (Some(Value::Bool(true)), Some(Value::Bool(true))) => "empty+errors",
                 (Some(Value::Bool(true)), _) => "empty",
@@ -166,13 +134,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         out!("{}", groundcheck::output::text::align_left(&lines));
     }
-    let message = format!(
-        "{} of {windows} {unit} window(s) of {tools} tool(s) flagged (jump {}, min calls {}, baseline of {} healthy windows)",
-        flagged.len(),
-        args.jump,
-        args.min_calls,
-        args.min_baseline
-    );
+    let message = found.summary(&settings);
     eprintln!("{message}");
     if flagged.is_empty() {
         return Ok(ExitCode::SUCCESS);

@@ -1,16 +1,12 @@
 //! `groundcheck canary`: known-good calls against a live server, compared with a baseline.
 
-use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use super::print::outln;
 use anyhow::Context;
 use clap::Args as ClapArgs;
-use groundcheck::drift::snapshot::{connect, server_info};
-use groundcheck::mcp::canary::{self, Seen};
-use groundcheck::output::write_atomic;
-use serde_json::{Value, json};
+use groundcheck::mcp::canary;
 
 /// Run canaries (seed 002: "known-good queries with known-expected responses, run on a
 /// schedule") against a live MCP server: a command after `--` (stdio), `stdio:CMD` or an
@@ -155,106 +151,40 @@ async fn alert(cmd: &str, run: u64, failed: &str, message: &str) {
 
 /// One run: the number of failed canaries.
 async fn once(args: &Args, canaries: &[canary::Canary], source: &str) -> anyhow::Result<usize> {
-    let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
-    let (client, _) = connect(source, timeout, &args.pass_env).await?;
-    let server = args
-        .server
-        .clone()
-        .or(server_info(&client).0)
-        .unwrap_or_else(|| source.to_string());
-    let now = || chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    let run_id = format!("canary-{}", chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ"));
-    let baseline_path = args
-        .baseline
-        .clone()
-        .unwrap_or_else(|| args.out.join("canary/baseline.jsonl"));
-    let mut baseline = match std::fs::read_to_string(&baseline_path) {
-        Ok(t) => canary::parse_baseline(&baseline_path.display().to_string(), &t)?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
-        Err(e) => {
-            return Err(e).with_context(|| format!("cannot read {}", baseline_path.display()));
-        }
+    let opts = canary::RunOptions {
+        source: source.to_string(),
+        server: args.server.clone(),
+        timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
+        pass_env: args.pass_env.clone(),
+        baseline: args
+            .baseline
+            .clone()
+            .unwrap_or_else(|| args.out.join("canary/baseline.jsonl")),
+        update_baseline: args.update_baseline,
+        out: args.out.clone(),
     };
-    let mut steps = String::new();
-    let mut failed = 0;
-    let mut changed_baseline = false;
-    for (i, c) in canaries.iter().enumerate() {
-        let trace_id = format!("{run_id}/{}", c.name);
-        let call_id = format!("c{}", i + 1);
-        let mut step = |n: u32, kind: &str, extra: Value| {
-            let mut v = json!({"run_id": run_id, "server": server, "trace_id": trace_id, "step": n,
-                               "ts": now(), "kind": kind, "call_id": call_id, "tool": c.tool});
-            for (k, x) in extra.as_object().expect("object") {
-                v[k] = x.clone();
-            }
-            steps += &v.to_string();
-            steps.push('\n');
-        };
-        step(1, "tool_call", json!({"arguments": c.arguments}));
-        let params = rmcp::model::CallToolRequestParams::new(c.tool.clone())
-            .with_arguments(c.arguments.clone());
-        let (is_error, result) = match tokio::time::timeout(timeout, client.call_tool(params)).await
-        {
-            Ok(Ok(r)) => {
-                let v = serde_json::to_value(&r).context("tools/call result")?;
-                let is_error = v.get("isError").and_then(Value::as_bool).unwrap_or(false);
-                (is_error, groundcheck::input::import::result_value(&v))
-            }
-            Ok(Err(e)) => (true, json!({"error": e.to_string()})),
-            Err(_) => (
-                true,
-                json!({"error": format!("no answer within {timeout:?}")}),
-            ),
-        };
-        step(
-            2,
-            "tool_result",
-            json!({"result": result, "is_error": is_error}),
-        );
-        let verdict = canary::judge(c, is_error, &result, baseline.get(&c.name));
+    let run = canary::run(canaries, &opts).await?;
+    for (name, verdict) in &run.verdicts {
         if verdict.failures.is_empty() {
-            outln!("PASS {}", c.name);
-            if args.update_baseline || !baseline.contains_key(&c.name) {
-                baseline.insert(c.name.clone(), Seen::of(&result));
-                changed_baseline = true;
-            }
+            outln!("PASS {name}");
         } else {
-            failed += 1;
-            outln!("FAIL {}: {}", c.name, verdict.failures.join("; "));
-            if args.update_baseline {
-                baseline.insert(c.name.clone(), Seen::of(&result));
-                changed_baseline = true;
-            }
+            outln!("FAIL {name}: {}", verdict.failures.join("; "));
         }
         for note in &verdict.notes {
-            outln!("     {}: {note}", c.name);
+            outln!("     {name}: {note}");
         }
-    }
-    let _ = client.cancel().await;
-    let trace = args
-        .out
-        .join("canary/traces")
-        .join(format!("{run_id}.jsonl"));
-    write_atomic(&trace, steps.as_bytes())
-        .with_context(|| format!("cannot write {}", trace.display()))?;
-    if changed_baseline {
-        let text: String = baseline
-            .iter()
-            .map(|(k, s)| s.to_json(k).to_string() + "\n")
-            .collect();
-        write_atomic(&baseline_path, text.as_bytes())
-            .with_context(|| format!("cannot write {}", baseline_path.display()))?;
     }
     outln!(
-        "{} canaries against {server}: {} passed, {failed} failed; trace {}{}",
+        "{} canaries against {}: {} passed, {} failed; trace {}{}",
         canaries.len(),
-        canaries.len() - failed,
-        trace.display(),
-        if changed_baseline {
-            format!("; baseline {}", baseline_path.display())
-        } else {
-            String::new()
-        }
+        run.server,
+        canaries.len() - run.failed,
+        run.failed,
+        run.trace.display(),
+        run.baseline
+            .as_ref()
+            .map(|b| format!("; baseline {}", b.display()))
+            .unwrap_or_default()
     );
-    Ok(failed)
+    Ok(run.failed)
 }

@@ -6,6 +6,7 @@ use anyhow::Context;
 use clap::Args;
 use groundcheck::engine::session::Cluster;
 use groundcheck::eval::labels::{Labeler, Options as LabelOptions};
+use groundcheck::input::child::Env;
 use groundcheck::input::jsonl::{OnBadLine, ReadOptions};
 use groundcheck::{Session, SessionOptions};
 
@@ -189,7 +190,7 @@ impl Input {
     fn options(
         &self,
         cluster: Option<Cluster>,
-        steps: Option<arrow::array::RecordBatch>,
+        steps: Option<groundcheck::engine::session::Steps>,
     ) -> SessionOptions {
         SessionOptions {
             cluster,
@@ -219,26 +220,18 @@ impl Input {
                     anyhow::bail!("--traces-from: one format at a time");
                 }
                 // The project's cases tie the imported traces (by source_trace).
-                let plain = Session::open_tables(self.options(None, None))
-                    .await
-                    .with_context(|| format!("cannot open {}", self.data))?;
-                let cases =
-                    groundcheck::engine::source_traces::case_map(&plain.ctx, &self.data).await?;
                 let paths: Vec<PathBuf> = self.traces_from.iter().map(|(_, p)| p.clone()).collect();
-                let files = super::import::read_inputs(&paths)?;
-                let opts = groundcheck::input::import::Options {
-                    cases_by_trace: cases,
-                    server: self.traces_server.clone(),
-                    ..Default::default()
-                };
-                let imported = super::import::import_traces(*format, &files, &opts, true)?;
-                for line in imported.summary(*format) {
-                    eprintln!("--traces-from: {line}");
+                let (steps, lines) = groundcheck::engine::source_traces::steps_from(
+                    self.options(None, None),
+                    *format,
+                    &paths,
+                    self.traces_server.clone(),
+                )
+                .await?;
+                for line in lines {
+                    eprintln!("{line}");
                 }
-                for (what, n) in &imported.lacking {
-                    eprintln!("note: --traces-from lacks {what}: {n}");
-                }
-                Some(groundcheck::input::import::steps_batch(&imported.steps)?)
+                Some(steps)
             }
         };
         let cluster = match (&self.cluster, self.standalone) {
@@ -395,9 +388,7 @@ pub fn local_out(out: &std::path::Path, verb: &str) -> anyhow::Result<()> {
 /// An `--alert CMD` hook (`sh -c`, with `env` added): its own failure is said on stderr,
 /// never fatal to the verb that raised it.
 pub async fn alert(verb: &str, cmd: &str, env: &[(&str, String)]) {
-    let status = tokio::process::Command::new("sh")
-        .arg("-c")
-        .arg(cmd)
+    let status = groundcheck::input::child::command(cmd, Env::Inherited)
         .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .status()
         .await;

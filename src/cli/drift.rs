@@ -134,7 +134,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         },
     )?;
     if let Some(data) = &args.replay {
-        drift.replay = groundcheck::drift::replay(&drift, data)
+        drift.replay = groundcheck::drift::replay::against(&drift, data)
             .await
             .with_context(|| format!("cannot replay the calls of {data}"))?;
     }

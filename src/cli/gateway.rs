@@ -78,7 +78,9 @@ pub struct Args {
     #[arg(long, env = "GROUNDCHECK_USER_ROLE")]
     user_role: Option<String>,
 
-    /// Identity of the credential the server is called with (steps.credential_subject).
+    /// Identity of the credential the server is called with (steps.credential_subject); a
+    /// server that says in a result's `_meta` (`credential_subject` or
+    /// `groundcheck/credential_subject`) whom it ran the call as is recorded so.
     #[arg(long)]
     credential_subject: Option<String>,
 

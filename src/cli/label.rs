@@ -43,22 +43,15 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     .await?;
     // Printed from the file in two passes (widths, then lines): a million tasks stay on disk.
     let ctx = report::over_labels(&out.join("labels.parquet"), None).await?;
-    let sql = "SELECT run_id, server, case_id, correct, grounded, failure_class AS class, \
-               needs_human_review AS review FROM labels";
-    let header = [
-        "run_id", "server", "case_id", "correct", "grounded", "class", "review",
-    ]
-    .map(String::from)
-    .to_vec();
+    let header = report::LABEL_COLUMNS.map(String::from).to_vec();
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     let (mut tasks, mut review) = (0u64, 0u64);
-    groundcheck::engine::query::for_each_row(&ctx, sql, |r| {
-        let cells = cells(r);
+    report::for_each_label(&ctx, |cells, needs_review| {
         for (w, c) in widths.iter_mut().zip(&cells) {
             *w = (*w).max(c.chars().count());
         }
         tasks += 1;
-        review += u64::from(r.get("review") == Some(&serde_json::Value::Bool(true)));
+        review += u64::from(needs_review);
     })
     .await?;
     let line = |cells: &[String]| {
@@ -68,7 +61,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         )
     };
     line(&header);
-    groundcheck::engine::query::for_each_row(&ctx, sql, |r| line(&cells(r))).await?;
+    report::for_each_label(&ctx, |cells, _| line(&cells)).await?;
     eprint!("{}", report::lineage_warnings(&ctx).await?);
     eprintln!(
         "{tasks} tasks labeled, {review} need human review; wrote {} and {}",
@@ -76,12 +69,4 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         out.join("labels.parquet").display()
     );
     Ok(ExitCode::SUCCESS)
-}
-
-fn cells(r: &serde_json::Map<String, serde_json::Value>) -> Vec<String> {
-    [
-        "run_id", "server", "case_id", "correct", "grounded", "class", "review",
-    ]
-    .map(|k| groundcheck::output::text::fmt_value(r.get(k)))
-    .to_vec()
 }

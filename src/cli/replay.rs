@@ -4,8 +4,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args as ClapArgs;
-use datafusion::dataframe::DataFrameWriteOptions;
-use serde_json::Value;
+use groundcheck::drift::replay::{self, Candidate};
 
 use super::common::{Input, Output, finish};
 use super::print::outln;
@@ -51,102 +50,27 @@ pub struct Args {
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let session = args.input.open().await?;
     let timeout = std::time::Duration::from_secs_f64(args.timeout.max(0.1));
-    use groundcheck::drift::snapshot::Source;
-    // Stored rows may hold several servers: each keeps its own rows (the recorded calls
-    // are matched by server). Any other candidate is one server's snapshot.
-    let server = match Source::parse(&args.candidate) {
-        Source::Stored { path, at } if args.server.is_none() => {
-            let table =
-                groundcheck::Session::open_table(&groundcheck::model::TOOL_SNAPSHOTS, &path)
-                    .await
-                    .with_context(|| format!("--candidate {}", args.candidate))?;
-            let q = match &at {
-                Some(t) => format!(
-                    "SELECT * FROM tool_snapshots WHERE CAST(captured_at AS VARCHAR) = '{}'",
-                    t.replace('\'', "''")
-                ),
-                None => "SELECT * FROM tool_snapshots".to_string(),
-            };
-            let (_, batches) = groundcheck::engine::query::collect(&table.ctx, &q).await?;
-            if batches.iter().all(|b| b.num_rows() == 0) {
-                anyhow::bail!(
-                    "--candidate {}: no tool snapshot rows there",
-                    args.candidate
-                );
-            }
-            for b in batches {
-                session
-                    .ctx
-                    .read_batch(b)?
-                    .write_table("candidate_snapshots", DataFrameWriteOptions::new())
-                    .await?;
-            }
-            "the candidate's servers".to_string()
-        }
-        _ => {
-            let snap = groundcheck::drift::snapshot::load(
-                &args.candidate,
-                args.server.as_deref(),
-                timeout,
-                &args.pass_env,
-            )
-            .await
-            .with_context(|| format!("--candidate {}", args.candidate))?;
-            let Some(server) = args.server.clone().or(snap.server.clone()) else {
-                anyhow::bail!(
-                    "--candidate {} names no server, so no recorded call can be matched to it: \
-                     give --server NAME (the server the recorded calls were made to)",
-                    args.candidate
-                );
-            };
-            let rows = groundcheck::drift::snapshot::rows(&snap, &server, "1970-01-01T00:00:00Z");
-            let batch = groundcheck::drift::snapshot::batch(&rows)?;
-            session
-                .ctx
-                .read_batch(batch)?
-                .write_table("candidate_snapshots", DataFrameWriteOptions::new())
-                .await?;
-            format!("server '{server}'")
+    let candidate = Candidate::load(
+        &args.candidate,
+        args.server.as_deref(),
+        timeout,
+        &args.pass_env,
+    )
+    .await
+    .with_context(|| format!("--candidate {}", args.candidate));
+    let tools = match candidate {
+        Ok(c) => replay::run(&session, &args.input.data, c).await,
+        Err(e) => {
+            finish(&session, &args.output.out, true)?;
+            return Err(e);
         }
     };
-    let result = groundcheck::engine::query::collect(
-        &session.ctx,
-        "SELECT * FROM replay_summary ORDER BY server, tool",
-    )
-    .await;
     finish(&session, &args.output.out, true)?;
-    let (_, rows) = result.context("replay failed")?;
-    let rows = groundcheck::engine::query::rows_as_json(&rows)?;
-    if rows.is_empty() {
-        anyhow::bail!(groundcheck::Error::Input(format!(
-            "no recorded call in {} is to a tool of {server} that the candidate defines{}",
-            args.input.data,
-            groundcheck::drift::recorded_servers(&session).await
-        )));
+    let tools = tools?;
+    for t in &tools {
+        outln!("{}", t.line(true));
     }
-    let mut broken = false;
-    for r in &rows {
-        let n = |k: &str| r.get(k).and_then(Value::as_i64).unwrap_or(0);
-        let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-        if n("failing") > 0 {
-            broken = true;
-            outln!(
-                "{} of {} recorded calls to {} ({}) would fail: {}",
-                n("failing"),
-                n("calls"),
-                s("tool"),
-                s("server"),
-                s("reasons")
-            );
-        } else {
-            outln!(
-                "all {} recorded calls to {} ({}) pass",
-                n("calls"),
-                s("tool"),
-                s("server")
-            );
-        }
-    }
+    let broken = tools.iter().any(|t| t.failing > 0);
     Ok(if broken && args.fail_on_break {
         ExitCode::from(1)
     } else {

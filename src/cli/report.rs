@@ -98,10 +98,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     // The report reads the labels back from their file: one partition, in their order.
     let labels = report::over_labels(&out.join("labels.parquet"), None).await?;
     let (rschema, report) = report::report(&labels).await?;
-    let json = report::report_json(&report)?;
-    groundcheck::output::write_atomic(&out.join("report.json"), json.as_bytes())
-        .context("cannot write report.json")?;
-    groundcheck::output::write_parquet(&out.join("report.parquet"), rschema.clone(), &report)?;
+    report::write(out, &rschema, &report)?;
     if let Some(dir) = &args.history {
         let at = match &args.recorded_at {
             Some(t) => chrono::DateTime::parse_from_rfc3339(t)

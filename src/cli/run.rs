@@ -11,8 +11,6 @@ use anyhow::Context;
 use clap::Args as ClapArgs;
 use groundcheck::mcp::gateway::OnBlock;
 use groundcheck::mcp::runner::{Options, Outcome, parse_cases, run_case};
-use groundcheck::output::{ParquetFile, write_atomic};
-use serde_json::{Value, json};
 
 /// Run your agent once per case against the server under test (seed 000's runner). The
 /// agent (`--agent CMD`, run with `sh -c`) gets the case as one JSON line on stdin and as
@@ -63,6 +61,11 @@ pub struct Args {
     /// The gateway's --pin-server.
     #[arg(long, value_name = "NAME")]
     pin_server: Option<String>,
+
+    /// Identity of the credential the server is called with (steps.credential_subject;
+    /// a server that says in a result's `_meta` whom it ran the call as is recorded so).
+    #[arg(long, value_name = "NAME")]
+    credential_subject: Option<String>,
 
     /// The gateway's --on-block.
     #[arg(long, value_enum, default_value_t = OnBlock::Error)]
@@ -118,6 +121,9 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(s) = &args.pin_server {
         gateway_args.extend(["--pin-server".into(), s.clone()]);
     }
+    if let Some(c) = &args.credential_subject {
+        gateway_args.extend(["--credential-subject".into(), c.clone()]);
+    }
     for p in &args.pass_env {
         gateway_args.extend(["--pass-env".into(), p.clone()]);
     }
@@ -171,34 +177,13 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         outcomes.push(o);
     }
-    let rows: Vec<Value> = outcomes.iter().flat_map(|o| o.steps.clone()).collect();
-    let trace = out.join("traces").join(format!(
-        "{}.parquet",
-        groundcheck::mcp::gateway::record::file_stem(&run_id)
-    ));
-    let mut f = ParquetFile::create(&trace, groundcheck::model::STEPS.schema.clone())?;
-    let text_rows = groundcheck::input::import::json_columns_as_text(rows.clone());
-    f.write(&groundcheck::input::import::steps_batch(&text_rows)?)?;
-    f.finish()?;
-    let summary: String = outcomes
-        .iter()
-        .map(|o| {
-            json!({"case_id": o.case_id, "trace_id": o.trace_id, "status": o.status,
-                   "tool_calls": o.tool_calls, "refused": o.refused, "answer": o.answer})
-            .to_string()
-                + "\n"
-        })
-        .collect();
-    let dir = out
-        .join("run")
-        .join(groundcheck::mcp::gateway::record::file_stem(&run_id));
-    write_atomic(&dir.join("summary.jsonl"), summary.as_bytes())?;
+    let (trace, steps) = groundcheck::mcp::runner::write(&out, &run_id, &outcomes)?;
     let failed = outcomes.iter().filter(|o| !o.ok()).count();
     outln!(
         "{} case(s), {} failed, {} step(s) -> {}",
         outcomes.len(),
         failed,
-        rows.len(),
+        steps,
         trace.display()
     );
     Ok(if failed > 0 {

@@ -6,8 +6,7 @@ use std::time::Duration;
 use super::print::{out, outln};
 use anyhow::Context;
 use clap::Args as ClapArgs;
-use groundcheck::drift::snapshot::{Snapshot, batch, load, rows};
-use groundcheck::output::{ParquetFile, write_atomic};
+use groundcheck::drift::snapshot::{Snapshot, Stored, load, store};
 
 /// Snapshot a server's tools (seed 002: "snapshot every MCP tool's schema"). The server is
 /// a command after `--` (spoken to over stdio), `stdio:CMD`, a streamable-HTTP URL, or a
@@ -72,7 +71,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     if server.trim().is_empty() {
         anyhow::bail!("--server: a server name must not be empty");
     }
-    let mut captured_at = match &args.captured_at {
+    let captured_at = match &args.captured_at {
         Some(t) => chrono::DateTime::parse_from_rfc3339(t)
             .with_context(|| format!("--captured-at {t}: not an RFC 3339 time"))?
             .with_timezone(&chrono::Utc),
@@ -81,11 +80,8 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     .format("%Y-%m-%dT%H:%M:%SZ")
     .to_string();
     if let Some(file) = &args.capture {
-        let doc = groundcheck::drift::snapshot::capture_json(&snap, &server, &captured_at);
-        let mut text = serde_json::to_string_pretty(&doc)?;
-        text.push('\n');
-        write_atomic(file, text.as_bytes())
-            .with_context(|| format!("cannot write {}", file.display()))?;
+        let (path, captured_at) =
+            store(&snap, &server, captured_at, false, file, Stored::Capture).await?;
         let surface = snap.surface.clone().unwrap_or_default();
         outln!(
             "{} tool(s), {} prompt(s), {} resource(s), {} resource template(s) of {server} at {captured_at} -> {}",
@@ -93,61 +89,18 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             surface.prompts.len(),
             surface.resources.len(),
             surface.templates.len(),
-            file.display()
+            path.display()
         );
         return Ok(ExitCode::SUCCESS);
     }
-    // The folder name is the server's name made safe for a path (it may hold '/').
-    let folder: String = server
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let dir = args.out.join("snapshots").join(folder);
-    // Snapshots never overwrite one another. Captures are named by the second: a second
-    // capture in the same second waits for the next one; an explicit --captured-at that is
-    // taken already is refused.
-    let ext = if args.jsonl { "jsonl" } else { "parquet" };
-    let taken = |at: &str| dir.join(format!("{}.{ext}", at.replace(':', ""))).exists();
-    while taken(&captured_at) {
-        if args.captured_at.is_some() {
-            return Err(groundcheck::Error::Usage(format!(
-                "a snapshot of {server} at {captured_at} is already in {}: snapshots never \
-                 overwrite one another; pick another --captured-at",
-                dir.display()
-            ))
-            .into());
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        captured_at = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string();
-    }
-    let rows = rows(&snap, &server, &captured_at);
-    let stem = captured_at.replace(':', "");
-    let path = if args.jsonl {
-        let path = dir.join(format!("{stem}.jsonl"));
-        let mut text = String::new();
-        for r in &rows {
-            text += &r.to_string();
-            text.push('\n');
-        }
-        write_atomic(&path, text.as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        path
-    } else {
-        let path = dir.join(format!("{stem}.parquet"));
-        let b = batch(&rows)?;
-        let mut f = ParquetFile::create(&path, b.schema())?;
-        f.write(&b)?;
-        f.finish()?
-    };
+    // An explicit --captured-at that is taken already is refused; a capture named by
+    // the clock waits for the next second.
+    let how = Stored::Rows { jsonl: args.jsonl };
+    let wait = args.captured_at.is_none();
+    let (path, captured_at) = store(&snap, &server, captured_at, wait, &args.out, how).await?;
     outln!(
         "{} tool(s) of {server}{} at {captured_at} -> {}",
-        rows.len(),
+        snap.tools.len(),
         snap.server_version
             .as_deref()
             .map(|v| format!(" {v}"))

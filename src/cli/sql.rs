@@ -5,11 +5,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use arrow::array::RecordBatch;
 use clap::Args as ClapArgs;
-use datafusion::sql::parser::{DFParser, Statement};
 use groundcheck::Session;
-use groundcheck::output::{Format, ParquetFile, print_batches, write_atomic};
+use groundcheck::engine::sql;
+use groundcheck::output::Format;
 
 use super::common::{Input, Output, finish};
 
@@ -109,26 +108,23 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
 }
 
 async fn run_script(session: &Session, sql: &str, args: &Args) -> anyhow::Result<()> {
-    let statements = DFParser::parse_sql(sql)?;
-    if statements.is_empty() {
-        bail!("no SQL statement given");
-    }
+    let statements = sql::parse(sql)?;
     let n = statements.len();
-    let mut last: Option<(arrow::datatypes::SchemaRef, Vec<RecordBatch>)> = None;
+    let mut last = None;
     for (i, stmt) in statements.into_iter().enumerate() {
-        let (schema, batches) = execute(session, stmt, args.allow_files).await?;
+        let rows = sql::execute(&session.ctx, stmt, args.allow_files).await?;
         if args.output.is_some() {
-            last = Some((schema, batches));
-        } else if !schema.fields().is_empty() {
+            last = Some(rows);
+        } else if rows.is_table() {
             let mut stdout = super::print::stdout();
-            print_batches(&mut stdout, format(args), &schema, &batches)?;
+            rows.print(&mut stdout, format(args))?;
             if i + 1 < n && format(args) == Format::Table {
                 writeln!(stdout).map_err(|e| groundcheck::Error::io("stdout", e))?;
             }
         }
     }
-    if let (Some(path), Some((schema, batches))) = (&args.output, last) {
-        write_file(path, format(args), schema, &batches)?;
+    if let (Some(path), Some(rows)) = (&args.output, last) {
+        rows.write(path, format(args))?;
     }
     Ok(())
 }
@@ -136,49 +132,6 @@ async fn run_script(session: &Session, sql: &str, args: &Args) -> anyhow::Result
 /// The format `run` settled on.
 fn format(args: &Args) -> Format {
     args.format.unwrap_or(Format::Table)
-}
-
-async fn execute(
-    session: &Session,
-    stmt: Statement,
-    allow_files: bool,
-) -> anyhow::Result<(arrow::datatypes::SchemaRef, Vec<RecordBatch>)> {
-    let state = session.ctx.state();
-    let plan = state.statement_to_plan(stmt).await?;
-    let options = datafusion::execution::context::SQLOptions::new()
-        .with_allow_ddl(allow_files)
-        .with_allow_dml(allow_files);
-    if options.verify_plan(&plan).is_err() {
-        bail!(
-            "`groundcheck sql` reads the project's tables and writes only --output: this \
-             statement creates a table or view, or reads or writes a file of its own; give \
-             --allow-files to run it"
-        );
-    }
-    let df = session.ctx.execute_logical_plan(plan).await?;
-    let schema = std::sync::Arc::new(df.schema().as_arrow().clone());
-    let batches = df.collect().await.map_err(groundcheck::Error::from)?;
-    Ok((schema, batches))
-}
-
-fn write_file(
-    path: &std::path::Path,
-    format: Format,
-    schema: arrow::datatypes::SchemaRef,
-    batches: &[RecordBatch],
-) -> anyhow::Result<()> {
-    if format == Format::Parquet {
-        let mut file = ParquetFile::create(path, schema)?;
-        for b in batches {
-            file.write(b)?;
-        }
-        file.finish()?;
-        return Ok(());
-    }
-    let mut buf = Vec::new();
-    print_batches(&mut buf, format, &schema, batches)?;
-    write_atomic(path, &buf).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
 }
 
 async fn interactive(session: &Session, args: &Args) -> anyhow::Result<()> {
@@ -213,9 +166,7 @@ async fn interactive(session: &Session, args: &Args) -> anyhow::Result<()> {
                 "\\q" | "quit" | "exit" => break,
                 "\\d" => {
                     let _ = editor.add_history_entry(trimmed);
-                    let list = "SELECT table_name, table_type FROM information_schema.tables \
-                                WHERE table_schema = 'public' ORDER BY table_name";
-                    report(run_script(session, list, args).await);
+                    report(run_script(session, sql::LIST_TABLES, args).await);
                     continue;
                 }
                 "" => continue,

@@ -1,17 +1,11 @@
 //! `groundcheck suite`: keep the regression suite to the cases that expose grounding, and
 //! rerun first what a change touches.
 
-use std::collections::BTreeSet;
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args as ClapArgs, Subcommand};
-use groundcheck::Session;
-use groundcheck::engine::session::Format;
-use groundcheck::eval::report;
-use groundcheck::output::write_atomic;
-use object_store::ObjectStoreExt;
-use serde_json::Value;
+use groundcheck::eval::{report, suite};
 
 use super::common::{Chunking, Input, Oracle, Output, finish, write_labels};
 use super::print::{out, outln};
@@ -82,122 +76,54 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The lines of the cases file(s) whose case_id is in `ids`, unchanged.
-async fn case_lines(session: &Session, ids: &BTreeSet<String>) -> anyhow::Result<Option<String>> {
-    let Some(source) = session.sources.iter().find(|s| s.spec.name == "cases") else {
-        return Ok(None);
-    };
-    if source.format != Some(Format::Jsonl) {
-        return Ok(None);
-    }
-    let mut out = String::new();
-    for f in &source.files {
-        let bytes = source.store.get(&f.meta.location).await?.bytes().await?;
-        for line in String::from_utf8_lossy(&bytes).lines() {
-            let id = serde_json::from_str::<Value>(line)
-                .ok()
-                .and_then(|v| v.get("case_id").and_then(Value::as_str).map(str::to_string));
-            if id.is_some_and(|id| ids.contains(&id)) {
-                out += line;
-                out.push('\n');
-            }
-        }
-    }
-    Ok(Some(out))
-}
-
-fn write_rows(
-    path: &std::path::Path,
-    rows: &[serde_json::Map<String, Value>],
-) -> anyhow::Result<()> {
-    let text: String = rows
-        .iter()
-        .map(|r| Value::Object(r.clone()).to_string() + "\n")
-        .collect();
-    write_atomic(path, text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))
-}
-
 async fn curate(input: Input, output: Output) -> anyhow::Result<ExitCode> {
     super::common::local_out(&output.out, "suite curate")?;
     let session = input.open().await?;
-    let result = groundcheck::engine::query::collect(
-        &session.ctx,
-        "SELECT * FROM suite_curation ORDER BY case_id",
-    )
-    .await;
+    let result = suite::curate(&session, &output.out).await;
     finish(&session, &output.out, false)?;
-    let rows = groundcheck::engine::query::rows_as_json(&result.context("curation failed")?.1)?;
-    let mut kept = BTreeSet::new();
-    for r in &rows {
-        let id = r.get("case_id").and_then(Value::as_str).unwrap_or_default();
-        let keep = r.get("keep").and_then(Value::as_bool).unwrap_or(true);
-        let why = r.get("reasons").and_then(Value::as_str).unwrap_or_default();
-        outln!("{} {id}: {why}", if keep { "KEEP" } else { "DROP" });
-        if keep {
-            kept.insert(id.to_string());
-        }
+    let c = result.context("curation failed")?;
+    for r in &c.rows {
+        let id = suite::text(r, "case_id");
+        let keep = c.kept.contains(&id);
+        outln!(
+            "{} {id}: {}",
+            if keep { "KEEP" } else { "DROP" },
+            suite::text(r, "reasons")
+        );
     }
     let dir = output.out.join("suite");
-    write_rows(&dir.join("curation.jsonl"), &rows)?;
-    match case_lines(&session, &kept).await? {
-        Some(text) => write_atomic(&dir.join("cases.jsonl"), text.as_bytes())?,
-        None => eprintln!(
+    if c.cases.is_none() {
+        eprintln!(
             "note: cases are not JSONL; the kept ids are in {}",
             dir.join("curation.jsonl").display()
-        ),
+        );
     }
     outln!(
         "kept {} of {} cases -> {}",
-        kept.len(),
-        rows.len(),
+        c.kept.len(),
+        c.rows.len(),
         dir.join("cases.jsonl").display()
     );
     Ok(ExitCode::SUCCESS)
 }
 
-async fn impacted(
-    old: &str,
-    input: &Input,
-    output: &Output,
-) -> anyhow::Result<(Session, Vec<serde_json::Map<String, Value>>)> {
-    let mut session = input.open().await?;
-    session
-        .register_old(old)
-        .await
-        .with_context(|| format!("cannot read --old {old}"))?;
-    let result = groundcheck::engine::query::collect(
-        &session.ctx,
-        "SELECT * FROM case_impact ORDER BY case_id",
-    )
-    .await;
-    finish(&session, &output.out, true)?;
-    let rows = groundcheck::engine::query::rows_as_json(&result.context("impact failed")?.1)?;
-    Ok((session, rows))
-}
-
 async fn impact(old: String, input: Input, output: Output) -> anyhow::Result<ExitCode> {
     super::common::local_out(&output.out, "suite impact")?;
-    let (session, rows) = impacted(&old, &input, &output).await?;
-    let ids: BTreeSet<String> = rows
-        .iter()
-        .filter_map(|r| r.get("case_id").and_then(Value::as_str).map(str::to_string))
-        .collect();
-    for r in &rows {
+    let mut session = input.open().await?;
+    let result = suite::impact(&mut session, &old, &output.out).await;
+    finish(&session, &output.out, true)?;
+    let i = result.context("impact failed")?;
+    for r in &i.rows {
         outln!(
             "{}: {}",
-            r.get("case_id").and_then(Value::as_str).unwrap_or_default(),
-            r.get("reasons").and_then(Value::as_str).unwrap_or_default()
+            suite::text(r, "case_id"),
+            suite::text(r, "reasons")
         );
-    }
-    let dir = output.out.join("suite");
-    write_rows(&dir.join("impact.jsonl"), &rows)?;
-    if let Some(text) = case_lines(&session, &ids).await? {
-        write_atomic(&dir.join("changed_cases.jsonl"), text.as_bytes())?;
     }
     outln!(
         "{} case(s) touched by the change -> {}",
-        ids.len(),
-        dir.join("changed_cases.jsonl").display()
+        i.rows.len(),
+        output.out.join("suite/changed_cases.jsonl").display()
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -210,16 +136,14 @@ async fn rerun(
     chunking: Chunking,
 ) -> anyhow::Result<ExitCode> {
     super::common::local_out(&output.out, "suite rerun")?;
-    let (_, rows) = impacted(&old, &input, &output).await?;
+    let mut session = input.open().await?;
+    let result = suite::impacted(&mut session, &old).await;
+    finish(&session, &output.out, true)?;
+    let rows = result.context("impact failed")?;
     if rows.is_empty() {
         outln!("no case is touched by the change: nothing to rerun");
         return Ok(ExitCode::SUCCESS);
     }
-    let ids: Vec<String> = rows
-        .iter()
-        .filter_map(|r| r.get("case_id").and_then(Value::as_str))
-        .map(|id| format!("'{}'", id.replace('\'', "''")))
-        .collect();
     let out = &output.out;
     write_labels(
         &input,
@@ -227,7 +151,7 @@ async fn rerun(
         &oracle,
         &chunking,
         out,
-        Some(format!("case_id IN ({})", ids.join(", "))),
+        Some(suite::case_filter(&rows)),
     )
     .await
     .context("labeling failed")?;

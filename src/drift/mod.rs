@@ -3,6 +3,7 @@
 //! client's range), and the verdict for CI.
 
 pub mod format;
+pub mod replay;
 pub mod snapshot;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -517,85 +518,5 @@ impl Drift {
             .clone()
             .or(self.old.server.clone())
             .unwrap_or_else(|| "server".to_string())
-    }
-}
-
-/// Seed 002's evidence beside the diff: every recorded call of the project at `data` to
-/// the new snapshot's server, checked against the new schemas (queries/replay_summary.sql).
-pub async fn replay(d: &Drift, data: &str) -> Result<Vec<String>> {
-    use datafusion::dataframe::DataFrameWriteOptions;
-    let session = crate::Session::open(crate::SessionOptions {
-        data: data.to_string(),
-        ..Default::default()
-    })
-    .await?;
-    // Recorded calls are matched by server name: without one nothing could match.
-    let Some(server) = d.new.server.clone().or(d.old.server.clone()) else {
-        return Err(Error::Usage(format!(
-            "--replay: {} names no server, so no recorded call can be matched to it: give \
-             --server NAME (the server the recorded calls were made to)",
-            d.new.source
-        )));
-    };
-    let rows = crate::drift::snapshot::rows(&d.new, &server, "1970-01-01T00:00:00Z");
-    let batch = crate::drift::snapshot::batch(&rows)?;
-    session
-        .ctx
-        .read_batch(batch)?
-        .write_table("candidate_snapshots", DataFrameWriteOptions::new())
-        .await?;
-    let (_, batches) = crate::engine::query::collect(
-        &session.ctx,
-        "SELECT * FROM replay_summary ORDER BY server, tool",
-    )
-    .await?;
-    let mut out = Vec::new();
-    for r in crate::engine::query::rows_as_json(&batches)? {
-        let n = |k: &str| r.get(k).and_then(serde_json::Value::as_i64).unwrap_or(0);
-        let s = |k: &str| {
-            r.get(k)
-                .and_then(serde_json::Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
-        out.push(if n("failing") > 0 {
-            format!(
-                "{} of {} recorded calls to {} would fail: {}",
-                n("failing"),
-                n("calls"),
-                s("tool"),
-                s("reasons")
-            )
-        } else {
-            format!("all {} recorded calls to {} pass", n("calls"), s("tool"))
-        });
-    }
-    if out.is_empty() {
-        return Err(Error::Input(format!(
-            "--replay {data}: no recorded call to a tool of server '{server}'{}",
-            recorded_servers(&session).await
-        )));
-    }
-    Ok(out)
-}
-
-/// ` (the recorded calls are to: a, b)`, for a replay that matched nothing.
-pub async fn recorded_servers(session: &crate::Session) -> String {
-    let q = "SELECT DISTINCT server FROM steps WHERE kind = 'tool_call' AND server IS NOT NULL ORDER BY server";
-    match crate::engine::query::collect(&session.ctx, q).await {
-        Ok((_, batches)) => {
-            let names: Vec<String> = crate::engine::query::rows_as_json(&batches)
-                .unwrap_or_default()
-                .iter()
-                .filter_map(|r| r.get("server").and_then(serde_json::Value::as_str))
-                .map(str::to_string)
-                .collect();
-            if names.is_empty() {
-                " (it has no recorded tool calls)".to_string()
-            } else {
-                format!(" (the recorded calls are to: {})", names.join(", "))
-            }
-        }
-        Err(_) => String::new(),
     }
 }

@@ -2,7 +2,6 @@
 //! read from a saved tools/list JSON file, or read from stored `tool_snapshots` rows; and
 //! written as `tool_snapshots` rows.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use arrow::array::RecordBatch;
@@ -13,6 +12,7 @@ use rmcp::ServiceExt;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
+use crate::input::child::{self, Env};
 use crate::model::TOOL_SNAPSHOTS;
 use crate::store::location::Location;
 
@@ -134,7 +134,7 @@ pub fn sentence(e: &(dyn std::error::Error + 'static)) -> String {
 pub type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
 
 /// Connects to `stdio:CMD` or an http(s) URL; returns the client and a display name.
-/// A stdio server gets the allow-listed environment (`input::child_env`) and `pass_env`.
+/// A stdio server gets the allow-listed environment and `pass_env` (`input::child`).
 pub async fn connect(
     spec: &str,
     timeout: Duration,
@@ -145,9 +145,7 @@ pub async fn connect(
     let work = async {
         match Source::parse(spec) {
             Source::Stdio(cmd) => {
-                let mut c = tokio::process::Command::new("sh");
-                c.arg("-c").arg(format!("exec {cmd}"));
-                crate::input::child_env::apply(&mut c, pass_env);
+                let c = child::command(&cmd, Env::Allowed(pass_env));
                 let (transport, _) = rmcp::transport::TokioChildProcess::builder(c)
                     .stderr(std::process::Stdio::null())
                     .spawn()
@@ -495,22 +493,79 @@ pub fn rows(snap: &Snapshot, server: &str, captured_at: &str) -> Vec<Value> {
 
 /// The rows as an Arrow batch of the `tool_snapshots` schema (JSON columns as text).
 pub fn batch(rows: &[Value]) -> Result<RecordBatch> {
-    let flat: Vec<Value> = rows
-        .iter()
-        .map(|r| {
-            let mut r = r.clone();
-            for k in ["input_schema", "output_schema", "annotations"] {
-                if let Some(v) = r.get(k).filter(|v| !v.is_string()).cloned() {
-                    r[k] = Value::String(v.to_string());
-                }
+    crate::input::import::rows_batch(&TOOL_SNAPSHOTS, rows)
+}
+
+/// How a snapshot is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stored {
+    /// `OUT/snapshots/SERVER/CAPTURED_AT.parquet` (or `.jsonl`): rows of tool_snapshots.
+    Rows { jsonl: bool },
+    /// One JSON document (the server's whole surface) at a path of the caller's.
+    Capture,
+}
+
+/// Stores `snap` of `server` captured at `captured_at` (RFC 3339, to the second) as a new
+/// file: under `out/snapshots/SERVER/`, or at `out` itself for a capture. Snapshots never
+/// overwrite one another: when `wait` a capture in a second already taken waits for the
+/// next one (and the time moves with it), else it is a usage error. Returns the file and
+/// the time it was stored under.
+pub async fn store(
+    snap: &Snapshot,
+    server: &str,
+    mut captured_at: String,
+    wait: bool,
+    out: &std::path::Path,
+    how: Stored,
+) -> Result<(std::path::PathBuf, String)> {
+    let write = |path: &std::path::Path, text: String| {
+        crate::output::write_atomic(path, text.as_bytes()).map_err(|e| Error::io(path.display(), e))
+    };
+    let jsonl = match how {
+        Stored::Capture => {
+            let doc = capture_json(snap, server, &captured_at);
+            let text = serde_json::to_string_pretty(&doc)
+                .map_err(|e| Error::Input(format!("cannot write the capture: {e}")))?;
+            write(out, text + "\n")?;
+            return Ok((out.to_path_buf(), captured_at));
+        }
+        Stored::Rows { jsonl } => jsonl,
+    };
+    // The folder name is the server's name made safe for a path (it may hold '/').
+    let folder: String = server
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_".contains(c) {
+                c
+            } else {
+                '_'
             }
-            r
         })
         .collect();
-    let schema = TOOL_SNAPSHOTS.schema.clone();
-    let mut decoder = arrow::json::ReaderBuilder::new(Arc::clone(&schema)).build_decoder()?;
-    decoder.serialize(&flat)?;
-    Ok(decoder
-        .flush()?
-        .unwrap_or_else(|| RecordBatch::new_empty(schema)))
+    let dir = out.join("snapshots").join(folder);
+    let ext = if jsonl { "jsonl" } else { "parquet" };
+    let taken = |at: &str| dir.join(format!("{}.{ext}", at.replace(':', ""))).exists();
+    while taken(&captured_at) {
+        if !wait {
+            return Err(Error::Usage(format!(
+                "a snapshot of {server} at {captured_at} is already in {}: snapshots never \
+                 overwrite one another; pick another --captured-at",
+                dir.display()
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        captured_at = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    }
+    let rows = rows(snap, server, &captured_at);
+    let path = dir.join(format!("{}.{ext}", captured_at.replace(':', "")));
+    if jsonl {
+        let text: String = rows.iter().map(|r| r.to_string() + "\n").collect();
+        write(&path, text)?;
+    } else {
+        let b = batch(&rows)?;
+        let mut f = crate::output::ParquetFile::create(&path, b.schema())?;
+        f.write(&b)?;
+        f.finish()?;
+    }
+    Ok((path, captured_at))
 }

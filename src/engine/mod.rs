@@ -10,4 +10,5 @@ pub mod queries;
 pub mod query;
 pub mod session;
 pub mod source_traces;
+pub mod sql;
 pub mod tables;

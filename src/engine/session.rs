@@ -91,6 +91,9 @@ impl TableSource {
     }
 }
 
+/// The `steps` table as rows, given rather than found.
+pub type Steps = arrow::array::RecordBatch;
+
 #[derive(Debug, Clone, Default)]
 pub struct SessionOptions {
     /// Project folder: local path or `s3://bucket/prefix`.
@@ -99,7 +102,7 @@ pub struct SessionOptions {
     pub tables: Vec<(String, String)>,
     pub read: ReadOptions,
     /// The steps table given as rows (from `--traces-from`), instead of found.
-    pub steps: Option<arrow::array::RecordBatch>,
+    pub steps: Option<Steps>,
     /// Run the queries on a Ballista cluster (tables must be Parquet).
     pub cluster: Option<Cluster>,
     /// target_partitions, when not the default.

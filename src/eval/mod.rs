@@ -3,6 +3,7 @@
 //! check; `report` runs the report views and lays them out; `diff` compares two sides'
 //! labels; `review` is the human review loop; `sample` draws review sets.
 
+pub mod anomalies;
 pub mod chunks;
 pub mod diff;
 pub mod labels;
@@ -11,3 +12,4 @@ pub mod page;
 pub mod report;
 pub mod review;
 pub mod sample;
+pub mod suite;

@@ -27,6 +27,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use crate::engine::query::{collect, rows_as_json};
 use crate::error::{Error, Result};
+use crate::input::child::Env;
 use crate::model::{EXTERNAL_POLICY, external_policy_schema};
 
 /// One call asked about: what was sent, and the answer line or why none came.
@@ -48,14 +49,10 @@ pub async fn run(ctx: &SessionContext, command: &str, timeout: Duration) -> Resu
     )
     .await?;
     let calls = rows_as_json(&batches)?;
-    // `exec`, so that killing the child kills the oracle itself, not just its shell.
-    let mut child = tokio::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!("exec {command}"))
+    let mut child = crate::input::child::command(command, Env::Inherited)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
-        .kill_on_drop(true)
         .spawn()
         .map_err(|e| Error::Input(format!("cannot start the policy oracle `{command}`: {e}")))?;
     let mut stdin = child.stdin.take().expect("piped");

@@ -222,17 +222,8 @@ pub async fn report_page(labels: &Path, opts: &Options) -> Result<ReportPage> {
             field: f.field,
         });
     }
-    let banner: Vec<String> = report::policy_banner(&ctx)
-        .await?
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect();
-    let warnings: Vec<String> = report::lineage_warnings(&ctx)
-        .await?
-        .lines()
-        .map(|l| l.trim_start_matches("warning: ").to_string())
-        .collect();
+    let banner = report::policy_violations(&ctx).await?;
+    let warnings = report::lineage_gaps(&ctx).await?;
     let agreement: Vec<String> = report::agreement(&ctx)
         .await?
         .lines()

@@ -32,6 +32,35 @@ pub const VIEWS: &[&str] = &[
     "lineage_warnings",
 ];
 
+/// Writes the report rows as `out/report.json` and `out/report.parquet`.
+pub fn write(out: &Path, schema: &SchemaRef, report: &[RecordBatch]) -> Result<()> {
+    let json = report_json(report)?;
+    let path = out.join("report.json");
+    crate::output::write_atomic(&path, json.as_bytes())
+        .map_err(|e| Error::io(path.display(), e))?;
+    write_parquet(&out.join("report.parquet"), Arc::clone(schema), report)
+}
+
+/// What `label` prints of each task, in this order.
+pub const LABEL_COLUMNS: [&str; 7] = [
+    "run_id", "server", "case_id", "correct", "grounded", "class", "review",
+];
+
+/// Calls `f` with each task's `LABEL_COLUMNS` (formatted) and whether it needs review,
+/// streaming from the labels of `ctx` (`over_labels`): a million tasks stay on disk.
+pub async fn for_each_label(
+    ctx: &SessionContext,
+    mut f: impl FnMut(Vec<String>, bool),
+) -> Result<()> {
+    let sql = "SELECT run_id, server, case_id, correct, grounded, failure_class AS class, \
+               needs_human_review AS review FROM labels";
+    crate::engine::query::for_each_row(ctx, sql, |r| {
+        let cells = LABEL_COLUMNS.map(|k| fmt_value(r.get(k))).to_vec();
+        f(cells, r.get("review") == Some(&Value::Bool(true)))
+    })
+    .await
+}
+
 /// A context whose `labels` table is a labels.parquet written by the labeler, read in
 /// one partition in its order, optionally narrowed by `filter` (SQL over its columns),
 /// with the report's views (`VIEWS`) over it.
@@ -288,41 +317,62 @@ pub async fn agreement(ctx: &SessionContext) -> Result<String> {
 /// Shown before anything else: seed 000 calls any policy violation a release blocker
 /// (queries/policy_banner.sql).
 pub async fn policy_banner(ctx: &SessionContext) -> Result<String> {
-    let (_, batches) = collect(ctx, "SELECT * FROM policy_banner ORDER BY server").await?;
-    let mut out = String::new();
-    for r in rows_as_json(&batches)? {
-        let n = |k: &str| r.get(k).and_then(Value::as_i64).unwrap_or(0);
-        out.push_str(&format!(
-            "POLICY VIOLATIONS on {}: {} of {} calls returned rows or columns the user may not see (a release blocker)\n",
-            r.get("server").and_then(Value::as_str).unwrap_or("?"),
-            n("violations"),
-            n("calls")
-        ));
-    }
+    let mut out: String = policy_violations(ctx)
+        .await?
+        .into_iter()
+        .map(|l| l + "\n")
+        .collect();
     if !out.is_empty() {
         out.push('\n');
     }
     Ok(out)
 }
 
+/// The banner's sentences, one per server with a violation.
+pub async fn policy_violations(ctx: &SessionContext) -> Result<Vec<String>> {
+    let (_, batches) = collect(ctx, "SELECT * FROM policy_banner ORDER BY server").await?;
+    Ok(rows_as_json(&batches)?
+        .iter()
+        .map(|r| {
+            let n = |k: &str| r.get(k).and_then(Value::as_i64).unwrap_or(0);
+            format!(
+                "POLICY VIOLATIONS on {}: {} of {} calls returned rows or columns the user may not see (a release blocker)",
+                r.get("server").and_then(Value::as_str).unwrap_or("?"),
+                n("violations"),
+                n("calls")
+            )
+        })
+        .collect())
+}
+
 /// One warning per server and tool without lineage whose tasks needed catalog fields
 /// (queries/lineage_warnings.sql).
 pub async fn lineage_warnings(ctx: &SessionContext) -> Result<String> {
+    Ok(lineage_gaps(ctx)
+        .await?
+        .into_iter()
+        .map(|l| format!("warning: {l}\n"))
+        .collect())
+}
+
+/// The lineage warnings' sentences, one per server and reason.
+pub async fn lineage_gaps(ctx: &SessionContext) -> Result<Vec<String>> {
     let (_, batches) = collect(
         ctx,
         "SELECT * FROM lineage_warnings ORDER BY server, reason",
     )
     .await?;
-    let mut out = String::new();
-    for r in rows_as_json(&batches)? {
-        out.push_str(&format!(
-            "warning: {}: {} ({} task(s) scored ungrounded for it)\n",
-            r.get("server").and_then(Value::as_str).unwrap_or("?"),
-            r.get("reason").and_then(Value::as_str).unwrap_or("?"),
-            r.get("tasks").and_then(Value::as_i64).unwrap_or(0)
-        ));
-    }
-    Ok(out)
+    Ok(rows_as_json(&batches)?
+        .iter()
+        .map(|r| {
+            format!(
+                "{}: {} ({} task(s) scored ungrounded for it)",
+                r.get("server").and_then(Value::as_str).unwrap_or("?"),
+                r.get("reason").and_then(Value::as_str).unwrap_or("?"),
+                r.get("tasks").and_then(Value::as_i64).unwrap_or(0)
+            )
+        })
+        .collect())
 }
 
 /// Appends a report to a history folder as `report_history` rows

@@ -1,6 +1,6 @@
 //! Stratified sampling of traces into a labeling worksheet (seed 000: harvest cases from
 //! traces, oversample the hard ones). Strata are (tool, user_role, outcome) from
-//! queries/trace_outcomes.sql; this module only does the arithmetic.
+//! queries/trace_outcomes.sql; this module draws them and writes the worksheet.
 //!
 //! Allocation: every non-empty stratum first gets one trace when n is at least the number
 //! of strata (so each is represented); the rest goes one trace at a time to the stratum
@@ -9,7 +9,18 @@
 //! taken in the order of a hash of the seed and the trace's key: the same seed gives the
 //! same sample.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{Int64Array, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Schema};
+use datafusion::datasource::MemTable;
+use serde_json::{Map, Value, json};
+
+use crate::engine::query::{collect, rows_as_json};
+use crate::error::{Error, Result};
+use crate::output::write_atomic;
 
 /// Outcome weights: how much more a trace of that outcome counts than a clean pass.
 #[derive(Debug, Clone, PartialEq)]
@@ -97,6 +108,131 @@ pub fn order_key(seed: u64, run_id: &str, server: &str, trace_id: &str) -> Strin
     groundcheck_udfs::drift::short_hash(&format!(
         "{seed}\u{1f}{run_id}\u{1f}{server}\u{1f}{trace_id}"
     ))
+}
+
+/// A stratum: (tool, user_role, outcome).
+pub type Stratum = (String, String, String);
+/// A trace row of queries/trace_outcomes.sql.
+type Row = Map<String, Value>;
+
+/// Seed 000: "fewer than fifty is not enough".
+pub const ENOUGH: usize = 50;
+
+/// A drawn sample, written as `OUT/sample/worksheet.jsonl` and `sample.parquet`.
+#[derive(Debug)]
+pub struct Sample {
+    /// Per stratum in key order: its traces, weight and how many were drawn.
+    pub strata: Vec<(Stratum, usize, f64, usize)>,
+    /// Traces there were to draw from, and drawn.
+    pub traces: usize,
+    pub drawn: usize,
+    /// The folder the worksheet and the sample were written to.
+    pub dir: PathBuf,
+}
+
+/// Draws `n` traces of `session` stratified by (tool, user_role, outcome) with these
+/// weights and seed; writes `out/sample/worksheet.jsonl` (case skeletons with question,
+/// as_user, user_role and source_trace filled, gold left for a person) and
+/// `out/sample/sample.parquet` (the trace_outcomes rows drawn, in draw order).
+pub async fn draw(
+    session: &crate::Session,
+    n: usize,
+    seed: u64,
+    weights: &Weights,
+    out: &Path,
+) -> Result<Sample> {
+    let (_, batches) = collect(
+        &session.ctx,
+        "SELECT run_id, server, trace_id, case_id, as_user, user_role, question, tool, outcome \
+         FROM trace_outcomes ORDER BY run_id, server, trace_id",
+    )
+    .await?;
+    let rows = rows_as_json(&batches)?;
+    let s = |r: &Row, k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    // Strata in key order, each with its traces in draw order.
+    let mut strata: BTreeMap<Stratum, Vec<(String, &Row)>> = BTreeMap::new();
+    for r in &rows {
+        let key = (s(r, "tool"), s(r, "user_role"), s(r, "outcome"));
+        let order = order_key(seed, &s(r, "run_id"), &s(r, "server"), &s(r, "trace_id"));
+        strata.entry(key).or_default().push((order, r));
+    }
+    for list in strata.values_mut() {
+        list.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+    let sizes: Vec<(String, usize, f64)> = strata
+        .iter()
+        .map(|((t, r, o), l)| (format!("{t}\u{1f}{r}\u{1f}{o}"), l.len(), weights.of(o)))
+        .collect();
+    let counts = allocate(&sizes, n);
+    let mut picked: Vec<(&Stratum, &Row)> = Vec::new();
+    let mut table = Vec::new();
+    for ((key, list), &take) in strata.iter().zip(&counts) {
+        table.push((key.clone(), list.len(), weights.of(&key.2), take));
+        picked.extend(list.iter().take(take).map(|(_, r)| (key, *r)));
+    }
+
+    // The worksheet: case skeletons, gold for a person to fill in.
+    let ids: Vec<String> = picked.iter().map(|(_, r)| s(r, "trace_id")).collect();
+    let unique: BTreeSet<&String> = ids.iter().collect();
+    let mut sheet = String::new();
+    for (key, r) in &picked {
+        let case_id = if unique.len() == ids.len() {
+            s(r, "trace_id")
+        } else {
+            format!("{}/{}", s(r, "server"), s(r, "trace_id"))
+        };
+        let line = json!({
+            "case_id": case_id,
+            "source_trace": s(r, "trace_id"),
+            "user_role": s(r, "user_role"),
+            "as_user": r.get("as_user"),
+            "question": r.get("question"),
+            "gold": {"answer": null, "tolerance": null, "required_fields": [], "forbidden_fields": [],
+                     "definition": null, "window": null, "freshness_bound_hours": null, "policy_scope": null},
+            "sampled_from": {"run_id": s(r, "run_id"), "server": s(r, "server"), "tool": key.0, "outcome": key.2},
+        });
+        sheet += &line.to_string();
+        sheet.push('\n');
+    }
+    let dir = out.join("sample");
+    let sheet_path = dir.join("worksheet.jsonl");
+    write_atomic(&sheet_path, sheet.as_bytes()).map_err(|e| Error::io(sheet_path.display(), e))?;
+
+    // The sample as Parquet: the trace_outcomes rows drawn, in draw order.
+    let col = |k: &str| -> Arc<StringArray> {
+        Arc::new(picked.iter().map(|(_, r)| Some(s(r, k))).collect())
+    };
+    let keys = RecordBatch::try_new(
+        Arc::new(Schema::new(vec![
+            Field::new("k_run_id", DataType::Utf8, true),
+            Field::new("k_server", DataType::Utf8, true),
+            Field::new("k_trace_id", DataType::Utf8, true),
+            Field::new("draw", DataType::Int64, false),
+        ])),
+        vec![
+            col("run_id"),
+            col("server"),
+            col("trace_id"),
+            Arc::new(Int64Array::from_iter_values(0..picked.len() as i64)),
+        ],
+    )?;
+    session.ctx.register_table(
+        "sample_keys",
+        Arc::new(MemTable::try_new(keys.schema(), vec![vec![keys]])?),
+    )?;
+    let (schema, batches) = collect(
+        &session.ctx,
+        "SELECT o.*, k.draw FROM trace_outcomes o JOIN sample_keys k \
+         ON k.k_run_id = o.run_id AND k.k_server = o.server AND k.k_trace_id = o.trace_id ORDER BY k.draw",
+    )
+    .await?;
+    crate::output::write_parquet(&dir.join("sample.parquet"), schema, &batches)?;
+    Ok(Sample {
+        strata: table,
+        traces: rows.len(),
+        drawn: picked.len(),
+        dir,
+    })
 }
 
 #[cfg(test)]

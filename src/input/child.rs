@@ -1,7 +1,32 @@
-//! The environment of the programs groundcheck starts (MCP servers behind the gateway,
-//! agents under `run`): an allow-list, not the whole environment, so cloud credentials
-//! and tokens in groundcheck's own environment do not reach a third-party server.
-//! `--pass-env NAME` adds a variable (`PREFIX*` a family, `*` everything).
+//! The programs groundcheck starts, started one way: `sh -c "exec CMD"` (so that
+//! killing the child kills the program, not just its shell), killed when dropped.
+//!
+//! Their environment is chosen by who wrote them. Third-party programs (MCP servers behind
+//! the gateway or under `snapshot`, `drift`, `replay`, `canary`; agents under `run`) get
+//! an allow-list, not the whole environment, so cloud credentials and tokens in
+//! groundcheck's own environment do not reach them; `--pass-env NAME` adds a variable
+//! (`PREFIX*` a family, `*` everything). The user's own hooks (`--alert`, the policy
+//! oracle) get groundcheck's environment: they are there to reach the user's systems.
+
+/// Whose program a child is, which decides its environment.
+#[derive(Debug, Clone, Copy)]
+pub enum Env<'a> {
+    /// A third-party program: the allow-list and these `--pass-env` patterns.
+    Allowed(&'a [String]),
+    /// The user's own hook: groundcheck's environment.
+    Inherited,
+}
+
+/// `sh -c "exec CMD"` with the environment `env` says, killed on drop. Stdio and extra
+/// variables are the caller's to set.
+pub fn command(cmd: &str, env: Env<'_>) -> tokio::process::Command {
+    let mut c = tokio::process::Command::new("sh");
+    c.arg("-c").arg(format!("exec {cmd}")).kill_on_drop(true);
+    if let Env::Allowed(pass) = env {
+        c.env_clear().envs(allowed(pass));
+    }
+    c
+}
 
 /// Passed by default: what programs need to run at all (paths, locale, time zone,
 /// proxies and certificates), and groundcheck's own variables.
@@ -45,11 +70,6 @@ pub fn allowed(pass: &[String]) -> Vec<(std::ffi::OsString, std::ffi::OsString)>
             DEFAULT.iter().any(|p| matches(p, &k)) || pass.iter().any(|p| matches(p, &k))
         })
         .collect()
-}
-
-/// Clears `cmd`'s environment and gives it the allowed variables.
-pub fn apply(cmd: &mut tokio::process::Command, pass: &[String]) {
-    cmd.env_clear().envs(allowed(pass));
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! `validate`), rejected lines kept (`rejects`), and other producers' traces and cases
 //! turned into our tables (`import`).
 
-pub mod child_env;
+pub mod child;
 pub mod decode;
 pub mod import;
 pub mod jsonl;

@@ -7,6 +7,8 @@
 //! else the content list.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
@@ -254,4 +256,124 @@ fn clip(s: &str) -> String {
     } else {
         s.to_string()
     }
+}
+
+/// Where and how one run of the canaries goes.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// `stdio:CMD` or an http(s) URL.
+    pub source: String,
+    /// The server's name, when its own is not wanted.
+    pub server: Option<String>,
+    pub timeout: Duration,
+    pub pass_env: Vec<String>,
+    /// The baseline file (read, and written when it changes).
+    pub baseline: PathBuf,
+    /// Take every result as the new baseline, failed or not.
+    pub update_baseline: bool,
+    /// Folder for `canary/traces/RUN.jsonl`.
+    pub out: PathBuf,
+}
+
+/// One run's outcome.
+#[derive(Debug)]
+pub struct Run {
+    pub server: String,
+    /// Each canary's name and verdict, in file order.
+    pub verdicts: Vec<(String, Verdict)>,
+    pub failed: usize,
+    /// The run's steps (the `steps` table, JSONL).
+    pub trace: PathBuf,
+    /// The baseline, when this run changed it.
+    pub baseline: Option<PathBuf>,
+}
+
+/// Calls each canary's tool on the server once, records the calls as trace steps, and
+/// judges each result against its expectations and the baseline (which a canary without
+/// one, or every canary with `update_baseline`, sets).
+pub async fn run(canaries: &[Canary], o: &RunOptions) -> Result<Run> {
+    use crate::drift::snapshot::{connect, server_info};
+    let (client, _) = connect(&o.source, o.timeout, &o.pass_env).await?;
+    let server = o
+        .server
+        .clone()
+        .or(server_info(&client).0)
+        .unwrap_or_else(|| o.source.clone());
+    let now = || chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let run_id = format!("canary-{}", chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ"));
+    let shown = o.baseline.display().to_string();
+    let mut baseline = match std::fs::read_to_string(&o.baseline) {
+        Ok(t) => parse_baseline(&shown, &t)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
+        Err(e) => return Err(Error::io(&shown, e)),
+    };
+    let mut steps = String::new();
+    let mut verdicts = Vec::new();
+    let mut changed = false;
+    for (i, c) in canaries.iter().enumerate() {
+        let trace_id = format!("{run_id}/{}", c.name);
+        let call_id = format!("c{}", i + 1);
+        let mut step = |n: u32, kind: &str, extra: Value| {
+            let mut v = json!({"run_id": run_id, "server": server, "trace_id": trace_id, "step": n,
+                               "ts": now(), "kind": kind, "call_id": call_id, "tool": c.tool});
+            for (k, x) in extra.as_object().expect("object") {
+                v[k] = x.clone();
+            }
+            steps += &v.to_string();
+            steps.push('\n');
+        };
+        step(1, "tool_call", json!({"arguments": c.arguments}));
+        let params = rmcp::model::CallToolRequestParams::new(c.tool.clone())
+            .with_arguments(c.arguments.clone());
+        let (is_error, result) = match tokio::time::timeout(o.timeout, client.call_tool(params))
+            .await
+        {
+            Ok(Ok(r)) => {
+                let v = serde_json::to_value(&r)
+                    .map_err(|e| Error::Input(format!("{}: tools/call result: {e}", o.source)))?;
+                let is_error = v.get("isError").and_then(Value::as_bool).unwrap_or(false);
+                (is_error, crate::input::import::mcp_result::value(&v))
+            }
+            Ok(Err(e)) => (true, json!({"error": e.to_string()})),
+            Err(_) => (
+                true,
+                json!({"error": format!("no answer within {:?}", o.timeout)}),
+            ),
+        };
+        step(
+            2,
+            "tool_result",
+            json!({"result": result, "is_error": is_error}),
+        );
+        let verdict = judge(c, is_error, &result, baseline.get(&c.name));
+        if o.update_baseline || (verdict.failures.is_empty() && !baseline.contains_key(&c.name)) {
+            baseline.insert(c.name.clone(), Seen::of(&result));
+            changed = true;
+        }
+        verdicts.push((c.name.clone(), verdict));
+    }
+    let _ = client.cancel().await;
+    let trace = o.out.join("canary/traces").join(format!("{run_id}.jsonl"));
+    let write = |path: &Path, text: &str| {
+        crate::output::write_atomic(path, text.as_bytes()).map_err(|e| Error::io(path.display(), e))
+    };
+    write(&trace, &steps)?;
+    if changed {
+        let text: String = baseline
+            .iter()
+            .map(|(k, s)| s.to_json(k).to_string() + "\n")
+            .collect();
+        write(&o.baseline, &text)?;
+    }
+    let failed = verdicts
+        .iter()
+        .filter(|(_, v)| !v.failures.is_empty())
+        .count();
+    Ok(Run {
+        server,
+        verdicts,
+        failed,
+        trace,
+        baseline: changed.then(|| o.baseline.clone()),
+    })
 }

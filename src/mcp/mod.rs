@@ -1,5 +1,5 @@
 //! Talking MCP: the recording gateway, the runner that replays cases through it, and
-//! canaries against live servers. The child processes they start get `input::child_env`.
+//! canaries against live servers. The child processes they start are `input::child`'s.
 
 pub mod canary;
 pub mod gateway;

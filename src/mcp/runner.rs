@@ -16,6 +16,7 @@ use serde_json::{Map, Value, json};
 use tokio::io::AsyncWriteExt;
 
 use crate::error::{Error, Result};
+use crate::input::child::{self, Env};
 use crate::mcp::gateway::record::{file_stem, now};
 
 /// One case as the runner needs it.
@@ -27,10 +28,13 @@ pub struct Case {
     pub user_role: Option<String>,
 }
 
-/// Reads cases.jsonl (the case schema; only the fields a run needs are read). Errors name
-/// the file, the line and the field.
+/// Reads cases.jsonl (the case schema; only the fields a run needs are read). Not the
+/// `cases` table's reader: a run takes case skeletons too (a `sample` worksheet, whose
+/// gold is not filled in yet), which that table refuses. Errors name the file, the line
+/// and the field.
 pub fn parse_cases(file: &str, text: &str) -> Result<Vec<Case>> {
     let mut out: Vec<Case> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -48,7 +52,7 @@ pub fn parse_cases(file: &str, text: &str) -> Result<Vec<Case>> {
         let case_id = s("case_id")?
             .filter(|c| !c.trim().is_empty())
             .ok_or_else(|| at("case_id", "required"))?;
-        if out.iter().any(|c| c.case_id == case_id) {
+        if !seen.insert(case_id.clone()) {
             return Err(at("case_id", &format!("'{case_id}' appears twice")));
         }
         out.push(Case {
@@ -70,7 +74,17 @@ pub struct AgentResult {
     pub output_tokens: Option<i64>,
     pub usd: Option<f64>,
     /// Extra steps the agent reports (reasoning, assistant, clarification).
-    pub steps: Vec<(String, String)>,
+    pub steps: Vec<Reported>,
+}
+
+/// A step the agent reports, and where it happened: at `ts`, or after its `after_calls`-th
+/// tool call (0: before the first); with neither, after every call.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Reported {
+    pub kind: String,
+    pub text: String,
+    pub ts: Option<chrono::DateTime<chrono::Utc>>,
+    pub after_calls: Option<usize>,
 }
 
 /// The last stdout line that is a JSON object with `answer`; else all of stdout is the
@@ -122,7 +136,29 @@ pub fn parse_output(stdout: &str) -> std::result::Result<AgentResult, String> {
             ));
         }
         let text = s.get("text").and_then(Value::as_str).unwrap_or_default();
-        steps.push((kind.to_string(), text.to_string()));
+        let ts = match s.get("ts") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(t)) => Some(
+                chrono::DateTime::parse_from_rfc3339(t)
+                    .map_err(|e| format!("steps[{i}].ts: not an RFC 3339 time ({e}): {t}"))?
+                    .with_timezone(&chrono::Utc),
+            ),
+            Some(x) => return Err(format!("steps[{i}].ts: expected an RFC 3339 time, got {x}")),
+        };
+        let after_calls = match s.get("after_calls") {
+            None | Some(Value::Null) => None,
+            Some(x) => Some(
+                x.as_u64()
+                    .and_then(|n| usize::try_from(n).ok())
+                    .ok_or_else(|| format!("steps[{i}].after_calls: expected a count, got {x}"))?,
+            ),
+        };
+        steps.push(Reported {
+            kind: kind.to_string(),
+            text: text.to_string(),
+            ts,
+            after_calls,
+        });
     }
     Ok(AgentResult {
         answer,
@@ -175,6 +211,35 @@ impl Outcome {
     }
 }
 
+/// Writes a run's outcomes under `out`: every case's steps as one
+/// `traces/RUN_ID.parquet` (the `steps` table) and one line per case to
+/// `run/RUN_ID/summary.jsonl`. Returns the trace file and how many steps it holds.
+pub fn write(out: &Path, run_id: &str, outcomes: &[Outcome]) -> Result<(PathBuf, usize)> {
+    let rows: Vec<Value> = outcomes.iter().flat_map(|o| o.steps.clone()).collect();
+    let trace = out
+        .join("traces")
+        .join(format!("{}.parquet", file_stem(run_id)));
+    let mut f = crate::output::ParquetFile::create(&trace, crate::model::STEPS.schema.clone())?;
+    f.write(&crate::input::import::steps_batch(&rows)?)?;
+    f.finish()?;
+    let summary: String = outcomes
+        .iter()
+        .map(|o| {
+            json!({"case_id": o.case_id, "trace_id": o.trace_id, "status": o.status,
+                   "tool_calls": o.tool_calls, "refused": o.refused, "answer": o.answer})
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    let path = out
+        .join("run")
+        .join(file_stem(run_id))
+        .join("summary.jsonl");
+    crate::output::write_atomic(&path, summary.as_bytes())
+        .map_err(|e| Error::io(path.display(), e))?;
+    Ok((trace, rows.len()))
+}
+
 /// Runs the agent on one case.
 pub async fn run_case(opts: &Options, case: &Case) -> Result<Outcome> {
     let trace_id = format!("{}/{}", opts.run_id, case.case_id);
@@ -224,12 +289,8 @@ pub async fn run_case(opts: &Options, case: &Case) -> Result<Outcome> {
     let log_file = std::fs::File::create(&log)
         .map_err(|e| Error::Input(format!("cannot create {}: {e}", log.display())))?;
     let started = now();
-    let mut cmd = tokio::process::Command::new("sh");
-    // The agent gets an allow-listed environment (input::child_env), not ours.
-    crate::input::child_env::apply(&mut cmd, &opts.pass_env);
-    cmd.arg("-c")
-        .arg(format!("exec {}", opts.agent))
-        .env("GROUNDCHECK_CASE_ID", &case.case_id)
+    let mut cmd = child::command(&opts.agent, Env::Allowed(&opts.pass_env));
+    cmd.env("GROUNDCHECK_CASE_ID", &case.case_id)
         .env("GROUNDCHECK_QUESTION", &case.question)
         .env("GROUNDCHECK_TRACE_ID", &trace_id)
         .env("GROUNDCHECK_MCP_COMMAND", &command)
@@ -240,8 +301,7 @@ pub async fn run_case(opts: &Options, case: &Case) -> Result<Outcome> {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::from(log_file))
-        .process_group(0)
-        .kill_on_drop(true);
+        .process_group(0);
     for (k, v) in [
         ("GROUNDCHECK_AS_USER", &case.as_user),
         ("GROUNDCHECK_USER_ROLE", &case.user_role),
@@ -331,17 +391,25 @@ pub async fn run_case(opts: &Options, case: &Case) -> Result<Outcome> {
                     .is_some_and(|r| r.contains("Tool blocked") || r.contains("is disabled"))
         })
         .count();
-    for s in recorded {
-        let mut m = s.as_object().cloned().unwrap_or_default();
-        m.insert("server".into(), json!(server));
-        steps.push(m);
-    }
+    let recorded: Vec<Map<String, Value>> = recorded
+        .into_iter()
+        .map(|s| {
+            let mut m = s.as_object().cloned().unwrap_or_default();
+            m.insert("server".into(), json!(server));
+            m
+        })
+        .collect();
     let ended = now();
-    for (kind, text) in &result.steps {
-        let mut m = base(kind, &ended);
-        m.insert("text".into(), json!(text));
-        steps.push(m);
-    }
+    let reported = result
+        .steps
+        .iter()
+        .map(|r| {
+            let mut m = base(&r.kind, &ended);
+            m.insert("text".into(), json!(r.text));
+            (r, m)
+        })
+        .collect();
+    steps.extend(interleave(recorded, reported, &started));
     if let Some(a) = &result.answer {
         let mut m = base("answer", &ended);
         m.insert("text".into(), json!(a));
@@ -376,6 +444,70 @@ pub async fn run_case(opts: &Options, case: &Case) -> Result<Outcome> {
     })
 }
 
+/// The recorded steps with the agent's reported ones placed where they happened: at their
+/// `ts` (before the first recorded step after it), or after the result of their
+/// `after_calls`-th tool call; else after every recorded step. Reported steps keep their
+/// order among themselves; one placed among the recorded ones takes its own `ts`, or the
+/// `ts` of the step before it (`started` at the very start).
+fn interleave(
+    recorded: Vec<Map<String, Value>>,
+    reported: Vec<(&Reported, Map<String, Value>)>,
+    started: &str,
+) -> Vec<Map<String, Value>> {
+    let time = |m: &Map<String, Value>| {
+        m.get("ts")
+            .and_then(Value::as_str)
+            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+            .map(|t| t.with_timezone(&chrono::Utc))
+    };
+    // Where the n-th tool call (1-based) ends: after its result, else after the call.
+    let mut call_ends = Vec::new();
+    for (i, m) in recorded.iter().enumerate() {
+        if m.get("kind").and_then(Value::as_str) != Some("tool_call") {
+            continue;
+        }
+        let id = m.get("call_id");
+        let result = recorded[i + 1..].iter().position(|r| {
+            r.get("kind").and_then(Value::as_str) == Some("tool_result") && r.get("call_id") == id
+        });
+        call_ends.push(result.map_or(i + 1, |j| i + 1 + j + 1));
+    }
+    let n = recorded.len();
+    let mut at: Vec<Vec<Map<String, Value>>> = vec![Vec::new(); n + 1];
+    for (r, mut m) in reported {
+        let pos = match (r.ts, r.after_calls) {
+            (Some(t), _) => recorded
+                .iter()
+                .position(|s| time(s).is_some_and(|st| st > t))
+                .unwrap_or(n),
+            (None, Some(0)) => 0,
+            (None, Some(k)) => call_ends.get(k - 1).copied().unwrap_or(n),
+            (None, None) => n,
+        };
+        let ts = match r.ts {
+            Some(t) => Some(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)),
+            None if pos == n => None,
+            None if pos == 0 => Some(started.to_string()),
+            None => recorded[pos - 1]
+                .get("ts")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        };
+        if let Some(ts) = ts {
+            m.insert("ts".into(), json!(ts));
+        }
+        at[pos].push(m);
+    }
+    let mut out = Vec::with_capacity(n + at.iter().map(Vec::len).sum::<usize>());
+    let mut at = at.into_iter();
+    for step in recorded {
+        out.extend(at.next().into_iter().flatten());
+        out.push(step);
+    }
+    out.extend(at.flatten());
+    out
+}
+
 /// The gateway's steps for one case (none when the agent never connected).
 fn read_steps(path: &Path) -> Result<Vec<Value>> {
     let text = match std::fs::read_to_string(path) {
@@ -395,6 +527,73 @@ mod tests {
     use super::*;
 
     #[test]
+    fn reported_steps_go_where_they_happened() {
+        let step = |kind: &str, call: &str, ts: &str| {
+            json!({"kind": kind, "call_id": call, "ts": ts})
+                .as_object()
+                .cloned()
+                .unwrap()
+        };
+        let recorded = vec![
+            step("tool_call", "1", "2026-01-01T00:00:01Z"),
+            step("tool_result", "1", "2026-01-01T00:00:02Z"),
+            step("tool_call", "2", "2026-01-01T00:00:05Z"),
+            step("tool_result", "2", "2026-01-01T00:00:06Z"),
+        ];
+        // The agent's result is its last line of output.
+        let line = json!({"answer": "x", "steps": [
+            {"kind": "reasoning", "text": "plan", "after_calls": 0},
+            {"kind": "clarification", "text": "which year?", "ts": "2026-01-01T00:00:03Z"},
+            {"kind": "reasoning", "text": "retry", "after_calls": 1},
+            {"kind": "assistant", "text": "done"}]});
+        let out = parse_output(&line.to_string()).unwrap();
+        let reported = out
+            .steps
+            .iter()
+            .map(|r| {
+                let m = json!({"kind": r.kind, "text": r.text})
+                    .as_object()
+                    .cloned()
+                    .unwrap();
+                (r, m)
+            })
+            .collect();
+        let got: Vec<String> = interleave(recorded, reported, "2026-01-01T00:00:00Z")
+            .iter()
+            .map(|m| {
+                format!(
+                    "{} {} {}",
+                    m["kind"].as_str().unwrap(),
+                    m.get("text")
+                        .or(m.get("call_id"))
+                        .unwrap()
+                        .as_str()
+                        .unwrap(),
+                    m.get("ts").and_then(Value::as_str).unwrap_or("-")
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "reasoning plan 2026-01-01T00:00:00Z",
+                "tool_call 1 2026-01-01T00:00:01Z",
+                "tool_result 1 2026-01-01T00:00:02Z",
+                "clarification which year? 2026-01-01T00:00:03Z",
+                "reasoning retry 2026-01-01T00:00:02Z",
+                "tool_call 2 2026-01-01T00:00:05Z",
+                "tool_result 2 2026-01-01T00:00:06Z",
+                "assistant done -",
+            ]
+        );
+        assert!(
+            parse_output(r#"{"answer": "x", "steps": [{"kind": "reasoning", "ts": "noon"}]}"#)
+                .unwrap_err()
+                .contains("steps[0].ts: not an RFC 3339 time")
+        );
+    }
+
+    #[test]
     fn agent_output_json_or_text() {
         let r = parse_output(
             "log line\n{\"answer\": 1284, \"usage\": {\"model\": \"m\", \"input_tokens\": 10, \
@@ -404,7 +603,14 @@ mod tests {
         assert_eq!(r.answer.as_deref(), Some("1284"));
         assert_eq!(r.input_tokens, Some(10));
         assert_eq!(r.usd, Some(0.01));
-        assert_eq!(r.steps, vec![("reasoning".to_string(), "t".to_string())]);
+        assert_eq!(
+            r.steps,
+            vec![Reported {
+                kind: "reasoning".into(),
+                text: "t".into(),
+                ..Reported::default()
+            }]
+        );
         let t = parse_output("  1,284 active customers\n").unwrap();
         assert_eq!(t.answer.as_deref(), Some("1,284 active customers"));
         assert_eq!(parse_output("").unwrap().answer, None);

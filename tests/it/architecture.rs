@@ -176,3 +176,46 @@ fn the_library_folders_follow_the_data_flow() {
     }
     assert!(wrong.is_empty(), "against the data flow: {wrong:#?}");
 }
+
+#[test]
+fn the_cli_parses_flags_and_prints() {
+    // Each verb is one library call whose result src/cli prints: the work (SQL, Arrow,
+    // child processes, file formats) is the library's, where a notebook can call it too.
+    let forbidden: &[(&str, &[&str])] = &[
+        ("SQL text", &["SELECT ", "INSERT INTO", "CREATE TABLE"]),
+        (
+            "Arrow or DataFusion",
+            &["arrow::", "RecordBatch", "datafusion::"],
+        ),
+        ("a child process", &["Command::new", "process::Command"]),
+        (
+            "a file format",
+            &[
+                "ParquetFile",
+                "write_parquet",
+                "parquet::",
+                "serde_json::from_",
+            ],
+        ),
+    ];
+    let dir = crate::support::root().join("src/cli");
+    let mut found = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let text = std::fs::read_to_string(e.path()).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for (what, needles) in forbidden {
+                if let Some(n) = needles.iter().find(|n| line.contains(*n)) {
+                    found.push(format!(
+                        "src/cli/{}:{}: {what} (`{n}`)",
+                        e.file_name().to_string_lossy(),
+                        i + 1
+                    ));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "work done in the CLI: {found:#?}");
+}

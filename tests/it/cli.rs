@@ -443,7 +443,65 @@ fn docs_functions_md_is_generated_and_every_function_has_an_slt_file() {
             "{} has no .slt test",
             f.name()
         );
+        assert!(
+            slt.contains(&format!("arrow_typeof({}(", f.name())),
+            "{}: its return type is not pinned (arrow_typeof) in tests/slt/udfs",
+            f.name()
+        );
+        // A `query error` or `statement error` record whose SQL calls the function.
+        let lines: Vec<&str> = slt.lines().collect();
+        let refused = lines.windows(2).any(|w| {
+            (w[0].starts_with("query error") || w[0].starts_with("statement error"))
+                && w[1].contains(&format!("{}(", f.name()))
+        });
+        assert!(
+            refused,
+            "{}: no error record in tests/slt/udfs shows what it refuses",
+            f.name()
+        );
     }
+}
+
+#[test]
+fn every_view_is_queried_by_an_slt_file() {
+    // A view is named by its header's first line (`-- view: name`, `-- metric: name`, …).
+    let slt: String = walk(&root().join("tests/slt"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "slt"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    let words: std::collections::HashSet<&str> = slt
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .collect();
+    let mut missing = Vec::new();
+    for q in walk(&root().join("queries")) {
+        if q.extension().is_none_or(|e| e != "sql") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&q).unwrap();
+        let first = text.lines().next().unwrap_or_default();
+        let name = first
+            .split_once(": ")
+            .map(|(_, n)| n.trim())
+            .unwrap_or_default();
+        if !words.contains(name) {
+            missing.push(format!("{} ({name})", q.display()));
+        }
+    }
+    assert!(missing.is_empty(), "views no .slt queries: {missing:#?}");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }
 
 #[test]

@@ -103,9 +103,9 @@ pub fn read(f: &Input, opts: &Options, steps: &mut Vec<Step>, out: &mut Imported
                         "server": server.clone().unwrap_or_else(|| "unknown".into()),
                         "captured_at": captured,
                         "tool": t.get("name"), "title": t.get("title"), "description": t.get("description"),
-                        "input_schema": t.get("inputSchema").map(Value::to_string),
-                        "output_schema": t.get("outputSchema").map(Value::to_string),
-                        "annotations": t.get("annotations").map(Value::to_string),
+                        "input_schema": t.get("inputSchema"),
+                        "output_schema": t.get("outputSchema"),
+                        "annotations": t.get("annotations"),
                     }));
                 }
             }
@@ -121,10 +121,7 @@ pub fn read(f: &Input, opts: &Options, steps: &mut Vec<Step>, out: &mut Imported
                 steps.push(call.clone());
                 let (result, is_error) = match (msg.get("result"), msg.get("error")) {
                     (Some(r), _) => {
-                        let value = r
-                            .get("structuredContent")
-                            .cloned()
-                            .unwrap_or_else(|| crate::input::import::result_value(r));
+                        let value = super::mcp_result::value(r);
                         (
                             value,
                             r.get("isError").and_then(Value::as_bool).unwrap_or(false),
@@ -133,7 +130,7 @@ pub fn read(f: &Input, opts: &Options, steps: &mut Vec<Step>, out: &mut Imported
                     (None, Some(e)) => (json!({"error": e}), true),
                     _ => (Value::Null, true),
                 };
-                let as_of = super::spans::as_of_in(&result, msg.pointer("/result/_meta"));
+                let as_of = super::mcp_result::as_of(&result, msg.pointer("/result/_meta"));
                 steps.push(Step {
                     kind: "tool_result",
                     ts,

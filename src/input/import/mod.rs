@@ -10,8 +10,10 @@ pub mod bfcl;
 pub mod collect;
 pub mod grpc;
 pub mod mcp_log;
+pub mod mcp_result;
 pub mod otlp;
 pub mod phoenix;
+pub mod receiver;
 pub mod spans;
 
 use std::collections::{BTreeMap, HashMap};
@@ -218,6 +220,123 @@ impl Imported {
     }
 }
 
+/// The files at `paths`, read whole (an importer reads all of a trace's spans together).
+pub fn read_files(paths: &[std::path::PathBuf]) -> Result<Vec<Input>> {
+    paths
+        .iter()
+        .map(|p| {
+            Ok(Input {
+                display: p.display().to_string(),
+                bytes: std::fs::read(p).map_err(|e| Error::io(p.display(), e))?,
+            })
+        })
+        .collect()
+}
+
+/// Imports `files` with the cases in `opts` to tie them to. An input that gives no steps,
+/// or cases that no trace matches (unless `allow_unmatched`), is an input error that
+/// says what was seen.
+pub fn traces(
+    format: Format,
+    files: &[Input],
+    opts: &Options,
+    allow_unmatched: bool,
+) -> Result<Imported> {
+    let imported = import(format, files, opts)?;
+    imported.check_not_empty(format, files)?;
+    let (traces, cased) = imported.traces();
+    let asked = !opts.cases_by_trace.is_empty() || !opts.case_from.is_empty();
+    if cased == 0 && !allow_unmatched && asked {
+        return Err(Error::Input(format!(
+            "none of the {traces} trace(s) matched a case: no trace or conversation id equals a \
+             case's source_trace ({} case(s) name one), and no span carries {}; \
+             --allow-unmatched writes them anyway",
+            opts.cases_by_trace.len(),
+            opts.case_from
+                .iter()
+                .map(String::as_str)
+                .chain(["groundcheck.case_id"])
+                .collect::<Vec<_>>()
+                .join(" or ")
+        )));
+    }
+    Ok(imported)
+}
+
+/// Writes what was imported under `out`: `traces/FORMAT.parquet`, and for logged
+/// tools/list answers `snapshots/FORMAT.parquet`. Returns what to tell the user, a line
+/// each: per input what it took, the files written, traces tied to no case, what the
+/// input lacked.
+pub fn write(imported: &Imported, format: Format, out: &std::path::Path) -> Result<Vec<String>> {
+    let mut lines = imported.summary(format);
+    let name = format.name();
+    let path = out.join("traces").join(format!("{name}.parquet"));
+    write_batch(&path, &steps_batch(&imported.steps)?)?;
+    lines.push(format!("-> {}", path.display()));
+    let (traces, cased) = imported.traces();
+    if cased < traces {
+        lines.push(format!(
+            "note: {} trace(s) matched no case (label and report score only traces tied to a \
+             case: give --cases with their source_trace, or set groundcheck.case_id on a span)",
+            traces - cased
+        ));
+    }
+    if !imported.snapshots.is_empty() {
+        let path = out.join("snapshots").join(format!("{name}.parquet"));
+        write_batch(
+            &path,
+            &rows_batch(&crate::model::TOOL_SNAPSHOTS, &imported.snapshots)?,
+        )?;
+        lines.push(format!(
+            "{} tool definition(s) from tools/list: {}",
+            imported.snapshots.len(),
+            path.display()
+        ));
+    }
+    for (what, n) in &imported.lacking {
+        lines.push(format!("lacking: {what}: {n}"));
+    }
+    Ok(lines)
+}
+
+/// `import bfcl`: BFCL's question and answer files made into `out/cases.jsonl` (cases
+/// with expected calls) and the model's calls into `out/traces/bfcl-SERVER.parquet`.
+/// Returns what to tell the user, a line each.
+pub fn write_bfcl(
+    files: &[Input],
+    run_id: &str,
+    server: &str,
+    out: &std::path::Path,
+) -> Result<Vec<String>> {
+    let read = bfcl::read(files, run_id, server)?;
+    let mut lines = read.notes.clone();
+    if !read.cases.is_empty() {
+        let mut text = String::new();
+        for c in &read.cases {
+            text.push_str(&c.to_string());
+            text.push('\n');
+        }
+        let path = out.join("cases.jsonl");
+        crate::output::write_atomic(&path, text.as_bytes())
+            .map_err(|e| Error::io(path.display(), e))?;
+        lines.push(format!("-> {}", path.display()));
+    }
+    if !read.steps.is_empty() {
+        let steps = steps_batch(&read.steps)?;
+        let path = out.join("traces").join(format!("bfcl-{server}.parquet"));
+        write_batch(&path, &steps)?;
+        lines.push(format!("-> {}", path.display()));
+    }
+    Ok(lines)
+}
+
+fn write_batch(path: &std::path::Path, b: &RecordBatch) -> Result<()> {
+    let mut f = crate::output::ParquetFile::create(path, b.schema())?;
+    f.write(b)?;
+    f.finish()?;
+    Ok(())
+}
+
 pub fn import(format: Format, files: &[Input], opts: &Options) -> Result<Imported> {
     let mut steps = Vec::new();
     let mut out = Imported::default();
@@ -321,11 +440,8 @@ pub(crate) fn number(mut steps: Vec<Step>, opts: &Options, out: &mut Imported) {
         put("case_id", s.case_id.map(Value::from));
         put("call_id", s.call_id.map(Value::from));
         put("tool", s.tool.map(Value::from));
-        put(
-            "arguments",
-            s.arguments.map(|v| Value::String(v.to_string())),
-        );
-        put("result", s.result.map(|v| Value::String(v.to_string())));
+        put("arguments", s.arguments);
+        put("result", s.result);
         put("is_error", s.is_error.map(Value::from));
         put("as_of", s.as_of.as_ref().map(|t| json!(rfc3339(t))));
         put("as_user", s.as_user.map(Value::from));
@@ -337,27 +453,36 @@ pub(crate) fn number(mut steps: Vec<Step>, opts: &Options, out: &mut Imported) {
     }
 }
 
-/// `steps` rows as JSONL holds them (arguments and result as JSON values) made into
-/// rows for `steps_batch` (those two as JSON text, as `ingest` stores them).
-pub fn json_columns_as_text(rows: Vec<Value>) -> Vec<Value> {
-    rows.into_iter()
-        .map(|mut r| {
-            for k in ["arguments", "result"] {
-                if let Some(v) = r.get(k).filter(|v| !v.is_null()).cloned() {
-                    r[k] = Value::String(v.to_string());
+/// `steps` rows holding JSON values (as JSONL holds them) as a `steps` batch.
+pub fn steps_batch(rows: &[Value]) -> Result<RecordBatch> {
+    rows_batch(&crate::model::STEPS, rows)
+}
+
+/// Rows holding JSON values, as JSONL holds them, as a batch of `spec`'s table: each
+/// column model.rs marks JSON is stored as the JSON text of its value.
+pub fn rows_batch(spec: &crate::model::TableSpec, rows: &[Value]) -> Result<RecordBatch> {
+    let json: Vec<&str> = spec
+        .cols
+        .iter()
+        .filter(|c| matches!(c.ty, crate::model::Ty::Json))
+        .map(|c| c.name)
+        .collect();
+    let rows: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            for k in &json {
+                if let Some(v) = r.get_mut(*k).filter(|v| !v.is_null()) {
+                    *v = Value::String(v.to_string());
                 }
             }
             r
         })
-        .collect()
+        .collect();
+    batch(&spec.schema, &rows)
 }
 
-/// The rows as a `steps` batch.
-pub fn steps_batch(rows: &[Value]) -> Result<RecordBatch> {
-    batch(&crate::model::STEPS.schema, rows)
-}
-
-pub fn batch(schema: &arrow::datatypes::SchemaRef, rows: &[Value]) -> Result<RecordBatch> {
+fn batch(schema: &arrow::datatypes::SchemaRef, rows: &[Value]) -> Result<RecordBatch> {
     let mut decoder = arrow::json::ReaderBuilder::new(Arc::clone(schema)).build_decoder()?;
     decoder.serialize(rows)?;
     Ok(decoder
@@ -434,27 +559,4 @@ pub(crate) fn documents(f: &Input) -> Result<Vec<(usize, Value)>> {
         out.push((i + 1, v));
     }
     Ok(out)
-}
-
-/// The value of a tools/call result (as JSON): its structuredContent, else its text
-/// content read as JSON where it is JSON, else the content itself.
-pub fn result_value(call: &Value) -> Value {
-    if let Some(s) = call.get("structuredContent").filter(|v| !v.is_null()) {
-        return s.clone();
-    }
-    let content = call
-        .get("content")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let texts: Vec<&str> = content
-        .iter()
-        .filter(|c| c.get("type").and_then(Value::as_str) == Some("text"))
-        .filter_map(|c| c.get("text").and_then(Value::as_str))
-        .collect();
-    if !content.is_empty() && texts.len() == content.len() {
-        let joined = texts.join("\n");
-        return serde_json::from_str(&joined).unwrap_or(Value::String(joined));
-    }
-    Value::Array(content)
 }

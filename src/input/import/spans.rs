@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
-use super::{Imported, Options, Step, json_or_text, parse_time};
+use super::{Imported, Options, Step, json_or_text, mcp_result, parse_time};
 
 /// OTLP's span kinds (the protobuf enum's numbers).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -310,37 +310,10 @@ fn call_result(v: Value) -> (Value, Option<bool>, Option<Value>) {
     if let Some(text) = content_text(&v) {
         return (text, None, None);
     }
-    let Some(o) = v.as_object() else {
-        return (v, None, None);
-    };
-    let is_call_result = o.get("content").is_some_and(Value::is_array)
-        && o.keys().all(|k| {
-            matches!(
-                k.as_str(),
-                "content" | "structuredContent" | "isError" | "_meta" | "resultType" | "meta"
-            )
-        });
-    if !is_call_result {
-        return (v, None, None);
+    match mcp_result::read(&v) {
+        Some(r) => (r.value, r.is_error, r.meta),
+        None => (v, None, None),
     }
-    let is_error = o.get("isError").and_then(Value::as_bool);
-    let meta = o.get("_meta").or_else(|| o.get("meta")).cloned();
-    if let Some(sc) = o.get("structuredContent").filter(|s| !s.is_null()) {
-        return (sc.clone(), is_error, meta);
-    }
-    let texts: Vec<&str> = o["content"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|c| c.get("type").and_then(Value::as_str) == Some("text"))
-        .filter_map(|c| c.get("text").and_then(Value::as_str))
-        .collect();
-    let value = match texts.as_slice() {
-        [one] => json_or_text(&Value::String(one.to_string())),
-        [] => v.clone(),
-        many => Value::String(many.join("\n")),
-    };
-    (value, is_error, meta)
 }
 
 /// The text of one MCP text content block, or of a list of them (as JSON when it parses).
@@ -367,19 +340,6 @@ fn content_text(v: &Value) -> Option<Value> {
         [one] => json_or_text(&Value::String(one.clone())),
         many => Value::String(many.join("\n")),
     })
-}
-
-/// `as_of` wherever real servers put it: the result's `_meta` (`as_of`, or our
-/// `groundcheck/as_of`), the result body, its structured content. The importers and the
-/// gateway read it here.
-pub fn as_of_in(result: &Value, meta: Option<&Value>) -> Option<DateTime<Utc>> {
-    let at = |v: Option<&Value>, k: &str| v.and_then(|v| v.get(k)).and_then(parse_time);
-    at(meta, "as_of")
-        .or_else(|| at(meta, "groundcheck/as_of"))
-        .or_else(|| at(result.get("_meta"), "as_of"))
-        .or_else(|| at(Some(result), "as_of"))
-        .or_else(|| at(result.get("structuredContent"), "as_of"))
-        .or_else(|| at(result.get("metadata"), "as_of"))
 }
 
 /// OpenTelemetry GenAI content carried in span events, lifted onto the span's attributes
@@ -1128,7 +1088,11 @@ fn call_steps(
         .find_map(|s| s.error_message.clone().or_else(|| s.text("error.type")));
     let as_of = first(&["groundcheck.as_of"])
         .and_then(parse_time)
-        .or_else(|| result.as_ref().and_then(|r| as_of_in(r, meta.as_ref())));
+        .or_else(|| {
+            result
+                .as_ref()
+                .and_then(|r| mcp_result::as_of(r, meta.as_ref()))
+        });
     if result.is_none() && !error {
         *out.lacking
             .entry("result on tool calls".into())
@@ -1505,7 +1469,7 @@ fn calls_from_messages(
                     tool: Some(name),
                     call_id: Some(call_id),
                     is_error: Some(is_error.unwrap_or(false)),
-                    as_of: as_of_in(&result, meta.as_ref()),
+                    as_of: mcp_result::as_of(&result, meta.as_ref()),
                     result: Some(result),
                     ..base.clone()
                 });

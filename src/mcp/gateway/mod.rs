@@ -33,6 +33,7 @@ use tokio::time::Instant;
 use crate::drift::snapshot::Snapshot;
 use crate::drift::{Ignore, Options, Override, judge};
 use crate::error::{Error, Result};
+use crate::input::import::mcp_result;
 use guard::{Guard, Verdict};
 use record::{Identity, Recorder, now};
 use upstream::{Incoming, Upstream};
@@ -182,7 +183,7 @@ fn looks_empty(v: &Value) -> bool {
     if r.get("isError").and_then(Value::as_bool) == Some(true) {
         return false;
     }
-    match crate::input::import::result_value(r) {
+    match mcp_result::value(r) {
         Value::Null => true,
         Value::String(t) => t.trim().is_empty(),
         other => groundcheck_udfs::result_is_empty::is_empty(&other),
@@ -192,8 +193,8 @@ fn looks_empty(v: &Value) -> bool {
 /// Where a result says how fresh it is: the importers' rule (`_meta`, the structured
 /// result, its body), so the gateway's steps and `import mcp-log` of its log agree.
 fn as_of(result: &Value, value: &Value) -> Option<String> {
-    crate::input::import::spans::as_of_in(value, result.get("_meta"))
-        .or_else(|| crate::input::import::spans::as_of_in(result, None))
+    mcp_result::as_of(value, result.get("_meta"))
+        .or_else(|| mcp_result::as_of(result, None))
         .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
 }
 
@@ -933,7 +934,7 @@ impl Shared {
         if let Some(c) = &p.call {
             let (is_error, result, as_of) = match (v.get("result"), v.get("error")) {
                 (Some(r), _) => {
-                    let value = crate::input::import::result_value(r);
+                    let value = mcp_result::value(r);
                     let as_of = as_of(r, &value);
                     (
                         r.get("isError").and_then(Value::as_bool).unwrap_or(false),
@@ -948,6 +949,10 @@ impl Shared {
                                    "result": result});
             if let Some(t) = as_of {
                 extra["as_of"] = json!(t);
+            }
+            // The identity the server says it ran the call as wins over the flag's.
+            if let Some(who) = v.get("result").and_then(mcp_result::credential_subject) {
+                extra["credential_subject"] = json!(who);
             }
             self.step("tool_result", &now(), extra);
         }

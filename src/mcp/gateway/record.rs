@@ -176,8 +176,7 @@ impl Recorder {
                 })
             })
             .collect::<Result<Vec<Value>>>()?;
-        let batch =
-            crate::input::import::steps_batch(&crate::input::import::json_columns_as_text(rows))?;
+        let batch = crate::input::import::steps_batch(&rows)?;
         let mut f = crate::output::ParquetFile::create(
             &self.parquet_path,
             crate::model::STEPS.schema.clone(),

@@ -10,6 +10,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
 use crate::error::{Error, Result};
+use crate::input::child::Env;
 
 /// What arrives from the server.
 #[derive(Debug)]
@@ -31,16 +32,10 @@ pub struct Upstream {
 /// `sh -c "exec CMD"` with piped stdin and stdout; stderr stays the gateway's; the
 /// environment is the allow-list plus `pass_env`.
 pub fn stdio(command: &str, pass_env: &[String]) -> Result<Upstream> {
-    let mut cmd = tokio::process::Command::new("sh");
-    // The server gets an allow-listed environment (input::child_env), not ours.
-    crate::input::child_env::apply(&mut cmd, pass_env);
-    let mut child = cmd
-        .arg("-c")
-        .arg(format!("exec {command}"))
+    let mut child = crate::input::child::command(command, Env::Allowed(pass_env))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
-        .kill_on_drop(true)
         .spawn()
         .map_err(|e| Error::Input(format!("cannot start the server `{command}`: {e}")))?;
     let mut stdin = child.stdin.take().expect("piped");
