@@ -46,6 +46,15 @@ if [ ! -f tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/in
   echo "setup: installing MCP test servers (npm ci in tests/mcp)"
   (cd tests/mcp && npm ci --no-audit --no-fund --silent)
 fi
+# A TypeScript agent for the importer tests (tests/producers/ts): the Vercel AI SDK with
+# @ai-sdk/mcp and @ai-sdk/otel on the OpenTelemetry JS SDK, reinstalled when its lock
+# file changes.
+if ! cmp -s tests/producers/ts/package-lock.json tests/producers/ts/node_modules/.gc-lock; then
+  echo "setup: installing the TypeScript agent (npm ci in tests/producers/ts)"
+  # --loglevel=error: @ai-sdk/mcp asks for node >= 22 and runs on the machine's 20.
+  (cd tests/producers/ts && npm ci --no-audit --no-fund --loglevel=error)
+  cp tests/producers/ts/package-lock.json tests/producers/ts/node_modules/.gc-lock
+fi
 # A real browser for the HTML report tests (tests/it/html.rs): Debian's Chromium, driven
 # by playwright-core pinned in tests/browser/package-lock.json (no browser download).
 if [ ! -x /usr/bin/chromium ]; then
@@ -62,9 +71,11 @@ echo "setup: node $(node --version), MCP server-everything $(node -p 'require(".
 
 # Real producers of traces for the importer and collector tests (tests/producers): the
 # official MCP SDKs, fastmcp, pydantic-ai, openai-agents, OpenTelemetry, OpenInference,
-# OpenLLMetry, a Phoenix server, Strands Agents, smolagents and LangGraph, each set in its
-# own venv (they conflict: OpenLLMetry's MCP instrumentation and smolagents' MCP adapter
-# load only with mcp<2, Strands pins mcp<2.2), pinned by tests/producers/requirements-*.txt.
+# OpenLLMetry, a Phoenix server, Strands Agents, smolagents, LangGraph, LlamaIndex, Google
+# ADK and Pydantic Logfire, each set in its own venv (they conflict: OpenLLMetry's MCP
+# instrumentation and smolagents' MCP adapter load only with mcp<2, Strands pins mcp<2.2;
+# logfire installed changes what pydantic-ai's spans carry), pinned by
+# tests/producers/requirements-*.txt.
 # A venv is rebuilt when its requirements file changes.
 venvs="${GROUNDCHECK_VENVS:-$HOME/.cache/groundcheck/venvs}"
 mkdir -p "$venvs"
@@ -93,7 +104,7 @@ venv() {
     echo "$sum" > "$venvs/$v/.requirements"
   fi
 }
-for v in producers openllmetry phoenix strands smolagents langgraph; do
+for v in producers openllmetry phoenix strands smolagents langgraph llamaindex adk logfire; do
   venv "$v" "tests/producers/requirements-$v.txt"
 done
 # The Berkeley Function Calling Leaderboard's package, for its data and its own AST

@@ -41,8 +41,20 @@ fn produce(
     env: &[(&str, String)],
 ) -> BTreeMap<String, String> {
     let mut c = Command::new(venv_python(venv));
-    c.arg(root().join("tests/producers").join(script))
-        .args(args)
+    c.arg(root().join("tests/producers").join(script));
+    produce_with(c, dir, args, env)
+}
+
+/// Runs a producer program (`c`: the program and its script); returns conversation name
+/// -> trace id from its stdout.
+fn produce_with(
+    mut c: Command,
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, String)],
+) -> BTreeMap<String, String> {
+    let script = format!("{:?}", c.get_args().next().unwrap_or_default());
+    c.args(args)
         .current_dir(dir)
         .env("GC_SPANS_FILE_SERVER", dir.join("server"))
         .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT");
@@ -609,6 +621,98 @@ fn langgraph_with_openinference_and_with_openllmetry() {
         );
         check_producer(d, &ids, "merged into 6 call(s), 9 model call(s)", true);
     }
+}
+
+#[test]
+fn llamaindex_with_openinference() {
+    // LlamaIndex's FunctionAgent through llama-index-tools-mcp (a server process per
+    // call, no client span): the TOOL span's output is LlamaIndex's ToolOutput, whose
+    // `raw_output` is the CallToolResult in the Python SDK's field names beside its repr.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let ids = produce_beside("llamaindex", "llamaindex_agent.py", d, &[]);
+    check_producer(
+        d,
+        &ids,
+        "18 tool span(s) merged into 6 call(s), 9 model call(s)",
+        true,
+    );
+}
+
+#[test]
+fn google_adk_with_its_own_spans() {
+    // ADK's own telemetry (execute_tool / generate_content spans) with content capture
+    // on. OpenInference's ADK instrumentor (1.0.5) is left out: on ADK 2.13 it emits no
+    // LLM span, so no question, answer or tokens can be read (docs/importers.md).
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let ids = produce_beside("adk", "adk_agent.py", d, &["--instrumentation", "adk"]);
+    check_producer(
+        d,
+        &ids,
+        "18 tool span(s) merged into 6 call(s), 9 model call(s)",
+        true,
+    );
+}
+
+#[test]
+fn pydantic_ai_with_pydantic_logfire() {
+    // Logfire's SDK sets up its own tracer provider and instruments pydantic-ai and MCP;
+    // its spans carry logfire's own attributes beside the GenAI ones.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let agent = d.join("agent");
+    let ids = produce(
+        "logfire",
+        "pydantic_agent.py",
+        d,
+        &[
+            "--instrumentation",
+            "logfire",
+            "--spans-file",
+            agent.to_str().unwrap(),
+        ],
+        &[],
+    );
+    check_producer(
+        d,
+        &ids,
+        "24 tool span(s) merged into 6 call(s), 9 model call(s)",
+        true,
+    );
+}
+
+#[test]
+fn vercel_ai_sdk_typescript_agent() {
+    // A TypeScript agent: the AI SDK's generateText tool loop, @ai-sdk/mcp over stdio,
+    // @ai-sdk/otel on the OpenTelemetry JS SDK.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let agent = root().join("tests/producers/ts/agent.mjs");
+    assert!(
+        root()
+            .join("tests/producers/ts/node_modules/ai/package.json")
+            .exists(),
+        "tests/producers/ts/node_modules is missing: run scripts/setup.sh"
+    );
+    let mut c = Command::new("node");
+    c.arg(agent);
+    let spans = d.join("agent");
+    let ids = produce_with(
+        c,
+        d,
+        &["--spans-file", spans.to_str().unwrap()],
+        &[(
+            "GC_SERVER_PYTHON",
+            venv_python("producers").display().to_string(),
+        )],
+    );
+    check_producer(
+        d,
+        &ids,
+        "12 tool span(s) merged into 6 call(s), 9 model call(s)",
+        true,
+    );
 }
 
 #[test]

@@ -74,6 +74,11 @@ def _b64_to_hex(s: str) -> str:
     return base64.b64decode(s).hex()
 
 
+def file_processor(file_prefix: str) -> SimpleSpanProcessor:
+    """The processor that writes every span to FILE.jsonl / FILE.pb."""
+    return SimpleSpanProcessor(FileExporter(file_prefix))
+
+
 def setup(service: str, seed: str, file_prefix: str | None = None, first=()) -> TracerProvider:
     """`first`: span processors that must see a span before it is exported (processors
     run in the order added; OpenInference's rewrites attributes in on_end)."""
@@ -91,6 +96,6 @@ def setup(service: str, seed: str, file_prefix: str | None = None, first=()) -> 
 
         provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter()))
     if file_prefix:
-        provider.add_span_processor(SimpleSpanProcessor(FileExporter(file_prefix)))
+        provider.add_span_processor(file_processor(file_prefix))
     trace.set_tracer_provider(provider)
     return provider

@@ -1,7 +1,9 @@
 """A real pydantic-ai agent (scripted FunctionModel: no LLM) calling the real fastmcp
 warehouse server over stdio, traced by pydantic-ai's own OpenTelemetry GenAI spans
-(`--instrumentation genai`) or by OpenInference's pydantic-ai span processor
-(`--instrumentation openinference`), exported over OTLP/HTTP and to files.
+(`--instrumentation genai`), by OpenInference's pydantic-ai span processor
+(`--instrumentation openinference`) or by Pydantic Logfire's SDK (`--instrumentation
+logfire`: its own tracer provider, `instrument_pydantic_ai` and `instrument_mcp`),
+exported over OTLP/HTTP and to files.
 
 The model is scripted; the protocol, the client, the server and the instrumentation are
 the real libraries. Each conversation's trace id is fixed by the seeded id generator and
@@ -19,7 +21,7 @@ import otel_setup  # noqa: E402
 import scenarios  # noqa: E402
 
 p = argparse.ArgumentParser()
-p.add_argument("--instrumentation", choices=["genai", "openinference"], default="genai")
+p.add_argument("--instrumentation", choices=["genai", "openinference", "logfire"], default="genai")
 p.add_argument("--spans-file", help="also write spans to FILE.jsonl / FILE.pb")
 p.add_argument("--seed", default="pydantic-ai")
 args = p.parse_args()
@@ -29,7 +31,21 @@ if args.instrumentation == "openinference":
     from openinference.instrumentation.pydantic_ai import OpenInferenceSpanProcessor
 
     first.append(OpenInferenceSpanProcessor())
-provider = otel_setup.setup("pydantic-ai-agent", args.seed, args.spans_file, first)
+if args.instrumentation == "logfire":
+    # Pydantic Logfire's SDK as its users set it up, sending nowhere but our exporter:
+    # its own tracer provider, pydantic-ai and MCP instrumented by logfire.
+    import logfire
+
+    logfire.configure(
+        send_to_logfire=False, console=False, service_name="pydantic-ai-agent",
+        additional_span_processors=[otel_setup.file_processor(args.spans_file)],
+        advanced=logfire.AdvancedOptions(id_generator=otel_setup.SeededIds(args.seed)),
+    )
+    logfire.instrument_pydantic_ai()
+    logfire.instrument_mcp()
+    provider = logfire
+else:
+    provider = otel_setup.setup("pydantic-ai-agent", args.seed, args.spans_file, first)
 
 from opentelemetry import trace  # noqa: E402
 from pydantic_ai import Agent  # noqa: E402
@@ -61,7 +77,8 @@ def scripted(conv):
 
 
 async def main():
-    Agent.instrument_all(True)
+    if args.instrumentation != "logfire":
+        Agent.instrument_all(True)
     tracer = trace.get_tracer("groundcheck-producer")
     for conv in scenarios.CONVERSATIONS:
         server = StdioTransport(

@@ -12,9 +12,14 @@ import otel_setup  # noqa: E402
 
 NAME = os.environ.get("GC_SERVER_NAME", "warehouse")
 spans_file = os.environ.get("GC_SPANS_FILE_SERVER")
+# A client that starts a server per call (llama-index-tools-mcp) asks for span ids apart
+# per process; otherwise they are fixed by the seed.
+seed = os.environ.get("GC_ID_SEED", "server") + "-" + NAME
+if os.environ.get("GC_ID_PER_PROCESS"):
+    seed += f"-{os.getpid()}"
 provider = otel_setup.setup(
     NAME,
-    os.environ.get("GC_ID_SEED", "server") + "-" + NAME,
+    seed,
     f"{spans_file}-{NAME}" if spans_file else None,
 )
 

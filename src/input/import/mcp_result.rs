@@ -21,19 +21,32 @@ pub struct CallResult {
 }
 
 /// `v` read as a CallToolResult, or None when it does not have that shape (a `content`
-/// array and no keys but the result's own).
+/// array and no keys but the result's own). The keys are the protocol's (`isError`,
+/// `structuredContent`) or the Python SDK model's field names, as a Python producer dumps
+/// the model without aliases (`is_error`, `structured_content`: LlamaIndex's raw output).
 pub fn read(v: &Value) -> Option<CallResult> {
     let o = v.as_object()?;
     let shaped = o.get("content").is_some_and(Value::is_array)
         && o.keys().all(|k| {
             matches!(
                 k.as_str(),
-                "content" | "structuredContent" | "isError" | "_meta" | "resultType" | "meta"
+                "content"
+                    | "structuredContent"
+                    | "structured_content"
+                    | "isError"
+                    | "is_error"
+                    | "_meta"
+                    | "resultType"
+                    | "result_type"
+                    | "meta"
             )
         });
     shaped.then(|| CallResult {
         value: value(v),
-        is_error: o.get("isError").and_then(Value::as_bool),
+        is_error: o
+            .get("isError")
+            .or_else(|| o.get("is_error"))
+            .and_then(Value::as_bool),
         meta: o.get("_meta").or_else(|| o.get("meta")).cloned(),
     })
 }
@@ -41,7 +54,11 @@ pub fn read(v: &Value) -> Option<CallResult> {
 /// The value of a result known to be a tools/call result (what a server answered): see
 /// [`CallResult::value`].
 pub fn value(result: &Value) -> Value {
-    if let Some(s) = result.get("structuredContent").filter(|v| !v.is_null()) {
+    if let Some(s) = result
+        .get("structuredContent")
+        .or_else(|| result.get("structured_content"))
+        .filter(|v| !v.is_null())
+    {
         return s.clone();
     }
     let content = result
@@ -116,6 +133,10 @@ mod tests {
             as_of(&value(&r), read(&r).unwrap().meta.as_ref()).map(|t| t.to_rfc3339()),
             Some("2026-01-02T03:04:05+00:00".into())
         );
+        // The Python SDK's field names, as a model dumped without aliases.
+        let r = json!({"content": [text("x")], "structured_content": {"n": 2}, "is_error": true, "meta": null});
+        let got = read(&r).unwrap();
+        assert_eq!((got.value, got.is_error), (json!({"n": 2}), Some(true)));
         let r = json!({"content": [], "_meta": {"groundcheck/credential_subject": "svc-bi"}});
         assert_eq!(credential_subject(&r).as_deref(), Some("svc-bi"));
         assert_eq!(credential_subject(&json!({"content": []})), None);

@@ -3,7 +3,7 @@
 //! to its case. The rules are the table in docs/importers.md; what a span tree lacks is
 //! left null and counted, never invented.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
@@ -247,7 +247,24 @@ pub fn tool_result(v: Value) -> (Value, Option<bool>, Option<Value>) {
     // "is_error": bool}; peel every such wrapper (each is a level of the value, so this
     // ends), the innermost flag winning. Any other object with an `is_error` flag
     // (LlamaIndex's ToolOutput, a tool's own JSON) says so with it and is kept whole.
-    let mut v = v;
+    // A Gemini FunctionResponse (`{"id", "name", "response"}`: what Google's SDKs send
+    // the model back, and what OpenInference records as a Google ADK tool's output): the
+    // response is the result.
+    let mut v = match v {
+        Value::Object(mut o)
+            if o.contains_key("response")
+                && o.contains_key("name")
+                && o.keys().all(|k| {
+                    matches!(
+                        k.as_str(),
+                        "id" | "name" | "response" | "will_continue" | "scheduling" | "parts"
+                    )
+                }) =>
+        {
+            o.remove("response").unwrap_or(Value::Null)
+        }
+        v => v,
+    };
     let mut flagged = v.get("is_error").and_then(Value::as_bool);
     while let Value::Object(o) = &v {
         if !(o.contains_key("result") && o.keys().all(|k| k == "result" || k == "is_error")) {
@@ -277,6 +294,22 @@ pub fn tool_result(v: Value) -> (Value, Option<bool>, Option<Value>) {
             other => call_result(other).0,
         });
         return (value, error.or(flagged), None);
+    }
+    // A framework's record of a tool's output that keeps what the tool returned under
+    // `raw_output` beside its own rendering of it (LlamaIndex's ToolOutput: `blocks` or
+    // `content` with `str(CallToolResult)`, `tool_name`, `raw_input`, `is_error`): the
+    // raw output is the result; an error on either level is an error.
+    if let Value::Object(o) = &v
+        && o.contains_key("raw_output")
+        && o.contains_key("tool_name")
+    {
+        let raw = o["raw_output"].clone();
+        let (v, e, m) = call_result(json_or_text(&raw));
+        let error = match (e, flagged) {
+            (Some(a), Some(b)) => Some(a || b),
+            (a, b) => a.or(b),
+        };
+        return (v, error, m);
     }
     let (v, e, m) = call_result(v);
     (v, e.or(flagged), m)
@@ -879,6 +912,8 @@ pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<St
         // The model reply that asked for an answering call becomes the answer (its tokens
         // stay with it); an answering call no reply asked for is an answer step itself.
         let mut answer_by_call_id: HashMap<String, String> = HashMap::new();
+        let calls_from = steps.len();
+        let mut paired = HashSet::new();
         for (g, members) in &call_groups {
             let ms: Vec<&Span> = members.iter().map(|&i| &spans[i]).collect();
             seq += 4;
@@ -917,8 +952,21 @@ pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<St
                 }
                 continue;
             }
-            call_steps(&ms, &base, seq, &requested, &mut steps, out);
+            let asked = Asked {
+                by_id: &requested,
+                in_order: &requested_list,
+                paired: &mut paired,
+            };
+            call_steps(&ms, &base, seq, asked, &mut steps, out);
         }
+        // When each call started, by call id: a reply was written before the calls it
+        // asked for began, though its span may end later (ADK's model span stays open
+        // while the tools it asked for run).
+        let call_start: HashMap<String, DateTime<Utc>> = steps[calls_from..]
+            .iter()
+            .filter(|s| s.kind == "tool_call")
+            .filter_map(|s| Some((s.call_id.clone()?, s.ts?)))
+            .collect();
         let mut models: Vec<Vec<usize>> = model_groups.into_values().collect();
         models.sort_by_key(|m| m.iter().map(|&i| spans[i].start).min());
         let mut model_steps = Vec::new();
@@ -927,7 +975,13 @@ pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<St
             members.sort_by_key(|&i| (depth[i], spans[i].start));
             let ms: Vec<&Span> = members.iter().map(|&i| &spans[i]).collect();
             seq += 4;
-            let (mut st, mut asked_tools) = model_step(&ms, &base, seq, &mut users, &mut steps);
+            let first_call = ms
+                .iter()
+                .flat_map(|s| requested_calls(s))
+                .filter_map(|(id, _, _)| call_start.get(id?.as_str()).copied())
+                .min();
+            let (mut st, mut asked_tools) =
+                model_step(&ms, &base, seq, first_call, &mut users, &mut steps);
             let answered = (!answer_by_call_id.is_empty())
                 .then(|| {
                     ms.iter()
@@ -1025,11 +1079,19 @@ fn server_info(s: &Span) -> Option<String> {
     })
 }
 
+/// The calls a conversation's model replies asked for: by call id, and in order as
+/// (id, tool, arguments); `paired`: the ids already given to a tool span.
+struct Asked<'a> {
+    by_id: &'a HashMap<String, Option<Value>>,
+    in_order: &'a [(Option<String>, String, Option<Value>)],
+    paired: &'a mut HashSet<String>,
+}
+
 fn call_steps(
     ms: &[&Span],
     base: &Step,
     seq: usize,
-    requested: &HashMap<String, Option<Value>>,
+    requested: Asked,
     steps: &mut Vec<Step>,
     out: &mut Imported,
 ) {
@@ -1037,13 +1099,6 @@ fn call_steps(
     let first_text = |ks: &[&str]| ms.iter().find_map(|s| s.first_text(ks));
     let tool = ms.iter().find_map(|s| tool_name(s));
     let raw = first(RESULT).map(json_or_text);
-    // The model's call id (on the span, else in a LangChain tool message result); else
-    // the agent span's id (JSON-RPC ids repeat across the MCP sessions of one
-    // conversation, so they cannot pair a call with its result).
-    let model_call_id = first_text(CALL_ID).or_else(|| raw.as_ref().and_then(result_call_id));
-    let call_id = model_call_id
-        .clone()
-        .unwrap_or_else(|| ms[0].span_id.clone());
     let recorded = ms
         .iter()
         .find_map(|s| {
@@ -1061,12 +1116,38 @@ fn call_steps(
                 .map(json_or_text)
                 .filter(|v| !looks_like_schema(v))
         });
+    // The model's call id: on the span, else in a LangChain tool message result, else,
+    // for a tool span that records none (LlamaIndex's FunctionTool span), the first
+    // call not yet paired that a reply asked for with the same tool and the same
+    // arguments (any, when the span records none).
+    let model_call_id = first_text(CALL_ID)
+        .or_else(|| raw.as_ref().and_then(result_call_id))
+        .or_else(|| {
+            let args = recorded.as_ref().filter(|v| v.is_object());
+            requested
+                .in_order
+                .iter()
+                .find(|(id, name, a)| {
+                    id.as_ref().is_some_and(|id| !requested.paired.contains(id))
+                        && Some(name) == tool.as_ref()
+                        && args.is_none_or(|r| a.as_ref() == Some(r))
+                })
+                .and_then(|(id, _, _)| id.clone())
+        });
+    if let Some(id) = &model_call_id {
+        requested.paired.insert(id.clone());
+    }
+    // Else the agent span's id (JSON-RPC ids repeat across the MCP sessions of one
+    // conversation, so they cannot pair a call with its result).
+    let call_id = model_call_id
+        .clone()
+        .unwrap_or_else(|| ms[0].span_id.clone());
     // A tool span that records its input as a bare value (LangChain's single-argument
     // input string) or not at all: the arguments the model asked for under the same id
     // are the call's.
     let asked = model_call_id
         .as_ref()
-        .and_then(|id| requested.get(id))
+        .and_then(|id| requested.by_id.get(id))
         .cloned()
         .flatten();
     let arguments = match recorded {
@@ -1141,18 +1222,23 @@ fn call_steps(
 /// later call's input), reasoning steps for thinking parts and for text the model wrote
 /// beside tool calls, and the assistant step with the model, tokens and reply. Returns
 /// that step (not yet pushed: the last one of a conversation may become its answer) and
-/// whether the reply asked for tools. `users`: the user messages already made steps.
+/// whether the reply asked for tools. `first_call`: when the first call it asked for
+/// started. `users`: the user messages already made steps.
 fn model_step(
     ms: &[&Span],
     base: &Step,
     seq: usize,
+    first_call: Option<DateTime<Utc>>,
     users: &mut Vec<String>,
     steps: &mut Vec<Step>,
 ) -> (Step, bool) {
     let first = |ks: &[&str]| ms.iter().find_map(|s| ks.iter().find_map(|k| s.get(k)));
     let first_text = |ks: &[&str]| ms.iter().find_map(|s| s.first_text(ks));
     let start = ms.iter().filter_map(|s| s.start).min();
-    let end = ms[0].end.or(start);
+    let end = match (ms[0].end.or(start), first_call) {
+        (Some(e), Some(c)) if c <= e => Some(c - chrono::Duration::nanoseconds(1)),
+        (e, _) => e,
+    };
     let said = ms
         .iter()
         .map(|s| user_messages(s))
@@ -1633,6 +1719,47 @@ mod tests {
     }
 
     #[test]
+    fn a_gemini_function_response_gives_its_response() {
+        let r = json!({"content": [{"type": "text", "text": "{}"}], "structuredContent": {"n": 1}, "isError": false});
+        let v = json!({"id": "call_a3", "name": "run_sql", "response": r});
+        assert_eq!(tool_result(v), (json!({"n": 1}), Some(false), None));
+        // ADK wraps a tool's non-object result as {"result": …}.
+        let v = json!({"name": "t", "response": {"result": "3 rows"}});
+        assert_eq!(tool_result(v), (json!("3 rows"), None, None));
+        // A tool's own JSON with other keys stays whole.
+        let v = json!({"name": "t", "response": 1, "rows": 2});
+        assert_eq!(tool_result(v.clone()), (v, None, None));
+    }
+
+    #[test]
+    fn a_tool_output_record_gives_the_raw_output_it_keeps() {
+        // LlamaIndex's ToolOutput as OpenInference records it: the CallToolResult in the
+        // Python SDK's field names under raw_output, its repr in `blocks`.
+        let raw = json!({"content": [{"type": "text", "text": "Error calling tool 'run_sql'"}], "is_error": true});
+        let v = json!({"blocks": [{"text": "meta=None content=[TextContent(…)] is_error=True"}],
+            "tool_name": "run_sql", "raw_input": {"args": [], "kwargs": {"sql": "SELEC 1"}},
+            "raw_output": raw, "is_error": false});
+        assert_eq!(
+            tool_result(v),
+            (json!("Error calling tool 'run_sql'"), Some(true), None)
+        );
+        let ok = json!({"content": [{"type": "text", "text": "{}"}], "structured_content": {"n": 3},
+            "meta": {"as_of": "2026-01-02T03:04:05Z"}, "is_error": false});
+        let v = json!({"content": "…", "tool_name": "t", "raw_input": {}, "raw_output": ok, "is_error": false});
+        assert_eq!(
+            tool_result(v),
+            (
+                json!({"n": 3}),
+                Some(false),
+                Some(json!({"as_of": "2026-01-02T03:04:05Z"}))
+            )
+        );
+        // A tool that raised: the record's own flag.
+        let v = json!({"content": "boom", "tool_name": "t", "raw_input": {}, "raw_output": "boom", "is_error": true});
+        assert_eq!(tool_result(v), (json!("boom"), Some(true), None));
+    }
+
+    #[test]
     fn wrappers_are_peeled_and_the_innermost_flag_wins() {
         let inner = json!({"content": [{"type": "text", "text": "{\"n\": 3}"}], "isError": false});
         let v = json!({"result": {"result": inner, "is_error": true}, "is_error": false});
@@ -1660,6 +1787,119 @@ mod tests {
             );
             number(steps, &Options::default(), &mut out);
         }
+    }
+
+    /// A span at `start`..`end` seconds into a minute, in trace `t`.
+    fn span_at(id: &str, parent: &str, start: u32, end: u32, attrs: serde_json::Value) -> Span {
+        use chrono::TimeZone;
+        let at = |s| chrono::Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, s).single();
+        Span {
+            trace_id: "t".into(),
+            span_id: id.into(),
+            parent_id: parent.into(),
+            start: at(start),
+            end: at(end),
+            attrs: attrs.as_object().unwrap().clone(),
+            ..Span::default()
+        }
+    }
+
+    fn kinds_and_ids(spans: Vec<Span>) -> Vec<(&'static str, Option<String>)> {
+        use crate::input::import::{Imported, Options};
+        let mut out = Imported::default();
+        let mut steps = super::steps(spans, &Options::default(), &mut out);
+        steps.sort_by_key(|s| (s.ts, s.seq));
+        steps.iter().map(|s| (s.kind, s.call_id.clone())).collect()
+    }
+
+    fn asks(calls: serde_json::Value) -> serde_json::Value {
+        json!({"gen_ai.operation.name": "chat",
+            "gen_ai.output.messages": [{"role": "assistant", "parts": calls}]})
+    }
+
+    #[test]
+    fn a_reply_comes_before_the_calls_it_asked_for_though_its_span_ends_later() {
+        // ADK: the model span stays open while the tools it asked for run.
+        let spans = vec![
+            span_at(
+                "a",
+                "",
+                0,
+                9,
+                json!({"gen_ai.operation.name": "invoke_agent"}),
+            ),
+            span_at(
+                "m",
+                "a",
+                1,
+                8,
+                asks(json!([{"type": "tool_call", "id": "c1", "name": "run_sql",
+                    "arguments": {"sql": "SELECT 1"}}])),
+            ),
+            span_at(
+                "x",
+                "m",
+                3,
+                4,
+                json!({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "run_sql",
+                    "gen_ai.tool.call.id": "c1", "gen_ai.tool.call.result": "1"}),
+            ),
+        ];
+        assert_eq!(
+            kinds_and_ids(spans),
+            [
+                ("assistant", None),
+                ("tool_call", Some("c1".into())),
+                ("tool_result", Some("c1".into())),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_tool_span_without_a_call_id_takes_the_asked_call_with_its_tool_and_arguments() {
+        // LlamaIndex: the FunctionTool span records the tool and its input, not the id.
+        let tool = |id, start, sql| {
+            span_at(
+                id,
+                "a",
+                start,
+                start + 1,
+                json!({"openinference.span.kind": "TOOL", "tool.name": "run_sql",
+                    "input.value": {"sql": sql}, "output.value": "1"}),
+            )
+        };
+        let spans = vec![
+            span_at(
+                "a",
+                "",
+                0,
+                20,
+                json!({"gen_ai.operation.name": "invoke_agent"}),
+            ),
+            span_at(
+                "m",
+                "a",
+                1,
+                2,
+                asks(json!([
+                    {"type": "tool_call", "id": "c1", "name": "run_sql", "arguments": {"sql": "SELECT 1"}},
+                    {"type": "tool_call", "id": "c2", "name": "run_sql", "arguments": {"sql": "SELECT 2"}},
+                ])),
+            ),
+            // Run in the other order than asked: the arguments decide, not the position.
+            tool("x2", 3, "SELECT 2"),
+            tool("x1", 5, "SELECT 1"),
+        ];
+        assert_eq!(
+            kinds_and_ids(spans),
+            [
+                ("assistant", None),
+                ("tool_call", Some("c2".into())),
+                ("tool_result", Some("c2".into())),
+                ("tool_call", Some("c1".into())),
+                ("tool_result", Some("c1".into())),
+            ]
+        );
     }
 
     #[test]
