@@ -88,8 +88,16 @@ async fn interrupted() {
         }
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
+    let back = match groundcheck::output::set::roll_back() {
+        Some((dir, paths)) => format!(
+            "; {} output(s) it had replaced in {} rolled back",
+            paths.len(),
+            dir.display()
+        ),
+        None => String::new(),
+    };
     eprintln!(
-        "groundcheck: stopped by {name}; {n} temporary file(s) removed, earlier outputs left as they were"
+        "groundcheck: stopped by {name}; {n} temporary file(s) removed{back}, earlier outputs left as they were"
     );
     std::process::exit(code);
 }

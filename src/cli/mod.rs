@@ -139,6 +139,25 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(a) => common::local_out(&a.out, "run").map(|_| None)?,
         _ => None,
     };
+    // A local --out gets its outputs as a set (src/output/set.rs); a staged one is fresh.
+    let set = match (&staging, &command) {
+        (Some(_), _) => None,
+        (None, Command::Ingest(a)) => Some((a.output.out.clone(), "ingest")),
+        (None, Command::Label(a)) => Some((a.output.out.clone(), "label")),
+        (None, Command::Report(a)) => Some((a.output.out.clone(), "report")),
+        (None, Command::Sample(a)) => Some((a.output.out.clone(), "sample")),
+        (None, Command::Replay(a)) => Some((a.output.out.clone(), "replay")),
+        (None, Command::Sql(a)) => Some((a.out.out.clone(), "sql")),
+        (None, Command::Import(a)) => Some((a.out.clone(), "import")),
+        (None, Command::Snapshot(a)) => Some((a.out.clone(), "snapshot")),
+        (None, Command::Gen(a)) => Some((a.out.clone(), "gen")),
+        (None, Command::Anomalies(a)) => Some((a.output.out.clone(), "anomalies")),
+        (None, Command::Canary(a)) => Some((a.out.clone(), "canary")),
+        _ => None,
+    };
+    if let Some((out, verb)) = &set {
+        groundcheck::output::set::open(out, verb)?;
+    }
     let work = async move {
         match command {
             Command::Anomalies(a) => anomalies::run(a).await,
@@ -173,7 +192,27 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         code = work => code,
         why = cluster_stopped() => Err(why.into()),
     };
-    unstage(staging, code).await
+    let code = unstage(staging, code).await;
+    if set.is_some() {
+        publish_set(&code);
+    }
+    code
+}
+
+/// Commits a local set when the verb found or judged (exit 0 or 1); rolls it back when it
+/// failed (exit 2), saying what came back.
+fn publish_set(code: &anyhow::Result<ExitCode>) {
+    use groundcheck::output::set;
+    if matches!(code, Ok(c) if *c != ExitCode::from(2)) {
+        set::commit();
+    } else if let Some((dir, paths)) = set::roll_back() {
+        eprintln!(
+            "{}: the earlier outputs are back ({} replaced path(s) rolled back: {})",
+            dir.display(),
+            paths.len(),
+            paths.join(", ")
+        );
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! when complete: written under a temporary name, then renamed.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use arrow::array::{Array, AsArray, BooleanArray};
@@ -183,26 +183,10 @@ async fn write_partitioned(
     Ok(rows)
 }
 
-/// Puts `new` where `target` is, replacing it. A folder cannot be renamed over a non-empty
-/// one, so the old one is moved aside first and removed after.
+/// Puts `new` where `target` is, replacing it (output::set keeps the earlier one until
+/// the verb ends well).
 fn replace_dir(new: &Path, target: &Path) -> Result<()> {
-    let old: PathBuf = target.with_file_name(format!(
-        ".{}.old-{}",
-        target
-            .file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default(),
-        std::process::id()
-    ));
-    let had_old = target.exists();
-    if had_old {
-        std::fs::rename(target, &old).map_err(|e| Error::io(target.display(), e))?;
-    }
-    std::fs::rename(new, target).map_err(|e| Error::io(target.display(), e))?;
-    if had_old {
-        std::fs::remove_dir_all(&old).map_err(|e| Error::io(old.display(), e))?;
-    }
-    Ok(())
+    crate::output::set::replace(new, target).map_err(|e| Error::io(target.display(), e))
 }
 
 fn remove_other_layout(out: &Path, rel: &str, partitioned: bool) -> Result<()> {
@@ -211,15 +195,7 @@ fn remove_other_layout(out: &Path, rel: &str, partitioned: bool) -> Result<()> {
     } else {
         out.join(rel)
     };
-    let res = if partitioned {
-        std::fs::remove_file(&other)
-    } else {
-        std::fs::remove_dir_all(&other)
-    };
-    match res {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(other.display(), e)),
-        _ => Ok(()),
-    }
+    crate::output::set::remove(&other).map_err(|e| Error::io(other.display(), e))
 }
 
 pub fn progress_bar(total: u64) -> (indicatif::ProgressBar, Progress) {

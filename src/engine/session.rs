@@ -171,6 +171,7 @@ impl Session {
             progress: Arc::default(),
             on_cluster: opts.cluster.is_some(),
         };
+        session.check_set(&project, &opts.data).await?;
         for spec in all_tables() {
             let provider: Arc<dyn TableProvider> = match (&opts.steps, spec.name) {
                 (Some(b), "steps") => Arc::new(datafusion::datasource::MemTable::try_new(
@@ -323,6 +324,32 @@ impl Session {
                     datafusion::dataframe::DataFrameWriteOptions::new(),
                 )
                 .await?;
+        }
+        Ok(())
+    }
+
+    /// A project folder whose outputs a verb was replacing when it stopped: locally the
+    /// earlier set comes back (output::set); in an object store, where an upload was cut
+    /// between its renames, the mix is refused.
+    async fn check_set(&self, project: &Location, data: &str) -> Result<()> {
+        if project.glob.is_some() {
+            return Ok(());
+        }
+        if project.is_local() {
+            let dir = crate::store::location::lexical(std::path::Path::new(data));
+            if dir.is_dir() {
+                crate::output::set::recover(&dir)?;
+            }
+            return Ok(());
+        }
+        let marker = project.join(crate::output::set::JOURNAL);
+        if let Some(m) = marker.head(&self.store(project)?).await {
+            return Err(Error::Input(format!(
+                "{}: a `--out` upload there was cut while it replaced the files (it began {}); \
+                 they mix two runs: rerun the verb that writes there",
+                project.display(&project.prefix),
+                m.meta.last_modified.format("%Y-%m-%dT%H:%M:%SZ")
+            )));
         }
         Ok(())
     }

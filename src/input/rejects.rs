@@ -80,10 +80,8 @@ impl Rejects {
             if !replace {
                 return Ok(None);
             }
-            match std::fs::remove_file(&path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-                _ => return Ok(None),
-            }
+            crate::output::set::remove(&path)?;
+            return Ok(None);
         }
         let mut text = String::new();
         for r in &all {

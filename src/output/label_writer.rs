@@ -71,7 +71,7 @@ impl LabelWriter {
                     .map_err(|e| Error::io(self.jsonl_tmp.display(), e))
             })
             .and_then(|_| {
-                std::fs::rename(&self.jsonl_tmp, &self.jsonl_path)
+                crate::output::set::replace(&self.jsonl_tmp, &self.jsonl_path)
                     .map_err(|e| Error::io(self.jsonl_path.display(), e))
             });
         if done.is_err() {

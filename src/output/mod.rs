@@ -8,6 +8,7 @@ pub mod docs;
 pub mod html;
 pub mod label_writer;
 pub mod remote;
+pub mod set;
 pub mod stop;
 pub mod text;
 
@@ -70,8 +71,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
     }
     let tmp = temp_name(path);
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
+    // A full disk or a refused rename leaves no half file behind.
+    let done = std::fs::write(&tmp, bytes).and_then(|()| set::replace(&tmp, path));
+    if done.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    done
 }
 
 pub fn writer_properties() -> WriterProperties {
@@ -170,7 +175,7 @@ impl ParquetFile {
         let done = self.flush().and_then(|()| {
             let writer = self.writer.take().expect("finished once");
             writer.close().map_err(Error::from)?;
-            std::fs::rename(&self.tmp, &self.path).map_err(|e| Error::io(self.path.display(), e))
+            set::replace(&self.tmp, &self.path).map_err(|e| Error::io(self.path.display(), e))
         });
         if done.is_err() {
             self.writer = None;

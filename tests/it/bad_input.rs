@@ -524,6 +524,61 @@ fn sigint_and_sigterm_stop_a_report_and_leave_no_temporaries() {
 }
 
 #[test]
+fn a_report_that_fails_after_writing_leaves_the_earlier_set_whole() {
+    // Issue #44: a verb that failed (or was stopped) after renaming some of its outputs
+    // into place left new labels beside an old report. Now the earlier set comes back,
+    // byte for byte, with nothing of the failed run left; and temporaries a killed run
+    // left are removed by the next verb that writes there.
+    let tmp = tempfile::tempdir().unwrap();
+    let root = crate::support::root();
+    let project = tmp.path().join("gen");
+    let out = tmp.path().join("out");
+    let (g, o) = (project.to_str().unwrap(), out.to_str().unwrap());
+    crate::support::ok(&root, &["gen", "--tasks", "40", "--seed", "3", "--out", g]);
+    crate::support::ok(&root, &["report", "-q", "--data", g, "--out", o]);
+    let earlier = crate::support::tree(&out);
+    std::fs::write(
+        out.join(".report.json.tmp-4294967290"),
+        "left by a killed run",
+    )
+    .unwrap();
+    let blocker = tmp.path().join("history-is-a-file");
+    std::fs::write(&blocker, "").unwrap();
+    let demo = crate::support::demo();
+    let r = crate::support::run(
+        &root,
+        &[
+            "report",
+            "-q",
+            "--data",
+            demo.to_str().unwrap(),
+            "--out",
+            o,
+            "--history",
+            blocker.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("the earlier outputs are back"),
+        "{}",
+        r.stderr
+    );
+    assert!(crate::support::tree(&out) == earlier, "{}", r.stderr);
+    // Without the failure the new set is committed: no journal, no earlier versions kept.
+    crate::support::ok(
+        &root,
+        &["report", "-q", "--data", demo.to_str().unwrap(), "--out", o],
+    );
+    let names: Vec<String> = crate::support::tree(&out)
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
+    assert!(crate::support::tree(&out) != earlier);
+}
+
+#[test]
 fn a_hostile_query_in_one_trace_does_not_lose_the_night() {
     // Issue #22: a run_sql argument with a 40,000-term expression overflowed the stack in
     // the SQL analysis (SIGABRT) and the whole report was lost. Now that call gets a

@@ -313,62 +313,87 @@ impl DyingRelay {
     }
 }
 
+/// The objects of a bucket folder that readers take for outputs: not under a hidden name.
+fn visible(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    tree(dir)
+        .into_iter()
+        .filter(|(n, _)| !n.split('/').any(|p| p.starts_with('.')))
+        .collect()
+}
+
 #[test]
-fn s3_server_dying_mid_upload_leaves_no_half_output() {
-    // The server goes away halfway through the third PUT of a report's upload (files go
-    // up in path order, each to a temporary key, then renamed). The verb fails with one
-    // sentence naming the object it could not write; every final object in the bucket is
-    // whole (the same bytes a local --out gets); the rest are simply absent.
+fn s3_server_dying_mid_upload_leaves_the_earlier_set_whole() {
+    // An earlier report is in the bucket. A second report's upload is cut when the server
+    // goes away halfway through its third PUT (each file goes first to a hidden staging
+    // prefix): the verb fails with one sentence naming the object it could not write, and
+    // what readers see is the earlier set, byte for byte. Cut later, between the renames
+    // into place, the marker stays and a reader of the folder refuses the mix.
     let Some(s3) = start() else { return };
     let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("gen");
+    s3.ok(
+        tmp.path(),
+        &[
+            "gen",
+            "--tasks",
+            "40",
+            "--seed",
+            "3",
+            "--out",
+            project.to_str().unwrap(),
+        ],
+    );
     let dd = demo();
     let dd = dd.to_str().unwrap();
+    let gd = project.to_str().unwrap();
+    s3.ok(
+        tmp.path(),
+        &["report", "-q", "--data", gd, "--out", "earlier"],
+    );
     s3.ok(
         tmp.path(),
         &["report", "-q", "--data", dd, "--out", "local"],
     );
-    let relay = DyingRelay::start(&s3.endpoint, 3);
-    let out = s3
-        .env(crate::support::cmd(tmp.path()).args([
-            "report",
-            "-q",
-            "--data",
-            dd,
-            "--out",
-            "s3://lake/out/dying",
-        ]))
-        .env("AWS_ENDPOINT", &relay.endpoint)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains("cannot write s3://lake/out/dying/"),
-        "{stderr}"
-    );
-    assert_eq!(
-        stderr.lines().filter(|l| l.starts_with("error:")).count(),
-        1,
-        "{stderr}"
-    );
-    let local = tree(&tmp.path().join("local"));
-    let in_bucket = s3.root.path().join("lake/out/dying");
-    let mut finals = 0;
-    for (name, bytes) in tree(&in_bucket) {
-        if name.contains("groundcheck-tmp") {
-            continue; // a temporary key the dead server kept: no reader takes it for an output
-        }
-        let whole = local.iter().find(|(n, _)| *n == name).map(|(_, b)| b);
+    let n = tree(&tmp.path().join("local")).len();
+    for (folder, nth) in [("dying", 3), ("dying-in-renames", n + 2)] {
+        let url = format!("s3://lake/out/{folder}");
+        s3.ok(tmp.path(), &["report", "-q", "--data", gd, "--out", &url]);
+        let in_bucket = s3.root.path().join("lake/out").join(folder);
+        assert_eq!(visible(&in_bucket), tree(&tmp.path().join("earlier")));
+        let relay = DyingRelay::start(&s3.endpoint, nth);
+        let out = s3
+            .env(
+                crate::support::cmd(tmp.path()).args(["report", "-q", "--data", dd, "--out", &url]),
+            )
+            .env("AWS_ENDPOINT", &relay.endpoint)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(&format!("cannot write {url}/")), "{stderr}");
         assert_eq!(
-            whole,
-            Some(&bytes),
-            "{name} in the bucket is not the whole file"
+            stderr.lines().filter(|l| l.starts_with("error:")).count(),
+            1,
+            "{stderr}"
         );
-        finals += 1;
+        if nth == 3 {
+            assert_eq!(
+                visible(&in_bucket),
+                tree(&tmp.path().join("earlier")),
+                "a cut upload changed what readers see"
+            );
+        } else {
+            let r = s3.run(tmp.path(), &["label", "-q", "--data", &url, "--out", "l2"]);
+            assert_eq!(r.code, 2, "{}", r.stderr);
+            assert!(
+                r.stderr.contains("was cut while it replaced the files"),
+                "{}",
+                r.stderr
+            );
+            // A complete upload clears it.
+            s3.ok(tmp.path(), &["report", "-q", "--data", dd, "--out", &url]);
+            assert_eq!(visible(&in_bucket), tree(&tmp.path().join("local")));
+            assert!(!in_bucket.join(".groundcheck-set.json").exists());
+        }
     }
-    assert!(
-        finals < local.len(),
-        "the upload did not finish: {finals} of {}",
-        local.len()
-    );
 }
