@@ -993,6 +993,189 @@ fn collect_takes_a_burst_in_any_order_a_dropped_client_and_a_bad_body() {
     );
 }
 
+/// One raw HTTP/1.1 exchange: `head` lines after the request line, then `body`; with
+/// `cut`, the client stops writing before the body ends. The answer as text ("" when the
+/// server closed without one); a 20 s read deadline keeps a hung server from hanging
+/// the test.
+fn raw_post(addr: &str, head: &[String], body: &[u8], cut: bool) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).expect("collect stopped listening");
+    s.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    let mut req = format!("POST /v1/traces HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for h in head {
+        req.push_str(h);
+        req.push_str("\r\n");
+    }
+    req.push_str("\r\n");
+    let _ = s.write_all(req.as_bytes());
+    let _ = s.write_all(if cut { &body[..body.len() / 2] } else { body });
+    if cut {
+        let _ = s.shutdown(std::net::Shutdown::Write);
+    }
+    let mut r = Vec::new();
+    let _ = s.read_to_end(&mut r);
+    String::from_utf8_lossy(&r).into_owned()
+}
+
+#[test]
+fn collect_survives_a_structure_aware_fuzz_of_its_http_face() {
+    // Issue #44's attack kit, kept: real OTLP requests (protobuf and JSON) with their
+    // bytes mutated, under every content type and encoding, as gzip (valid and not),
+    // chunked (well-formed and not), with lying or missing lengths, cut mid-body, and the
+    // known killers (50,000 nested kvlists, a gzip bomb). Every request gets an answer
+    // (200, 400, 411, 413 or 415) or, when the client itself broke the framing, a closed
+    // connection; collect stays up, counts every 200 as a request and every 400/413 as
+    // refused, takes the real traces after, and stops on SIGTERM with exit 0.
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let cap = root().join("tests/fixtures/import/captured");
+    let mut seeds: Vec<(bool, Vec<u8>)> = requests(&cap.join("pydantic-ai-genai/agent.pb"))
+        .into_iter()
+        .map(|b| (false, b))
+        .collect();
+    for line in std::fs::read_to_string(cap.join("openllmetry/agent.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        seeds.push((true, line.as_bytes().to_vec()));
+    }
+    let mut collect = cmd(&root())
+        .args([
+            "collect",
+            "--listen",
+            "127.0.0.1:0",
+            "--idle",
+            "60",
+            "--max-body-mib",
+            "4",
+            "--out",
+            d.join("col").to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(collect.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let addr = first.rsplit("http://").next().unwrap().trim().to_string();
+    let gz = |b: &[u8]| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(b).unwrap();
+        e.finish().unwrap()
+    };
+    let bomb = gz(&vec![0u8; 64 << 20]);
+    let deep = groundcheck::synth::attack::deep_request(50_000);
+    let mut m = crate::support::Mutator::new(0x9E37_79B9_7F4A_7C15);
+    const TOKENS: &[&[u8]] = &[
+        b"{",
+        b"}",
+        b"[",
+        b"\"",
+        b"null",
+        b"1e999",
+        b"\x00\xff",
+        b"\x0a\xff\xff\xff\xff\x0f",
+    ];
+    let (mut accepted, mut refused) = (0usize, 0usize);
+    let rounds: usize = std::env::var("GROUNDCHECK_FUZZ_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(2000, |r: usize| r / 2);
+    for i in 0..rounds {
+        let (json, seed) = &seeds[m.below(seeds.len())];
+        let mut body = match i % 23 {
+            7 => deep.clone(),
+            11 => bomb.clone(),
+            _ => m.mutate(seed, TOKENS, 64, 32),
+        };
+        let pick = m.below(8);
+        let ctype = match pick {
+            0 => "text/plain".to_string(),
+            1 => "application/x-protobuf; charset=\u{1}".to_string(),
+            2 => String::new(),
+            _ if *json => "application/json".to_string(),
+            _ => "application/x-protobuf".to_string(),
+        };
+        let mut head = Vec::new();
+        if !ctype.is_empty() {
+            head.push(format!("Content-Type: {ctype}"));
+        }
+        let framing = m.below(10);
+        if i % 23 != 11 && m.below(4) == 0 {
+            body = gz(&body);
+            head.push("Content-Encoding: gzip".into());
+        } else if i % 23 == 11 || m.below(8) == 0 {
+            head.push("Content-Encoding: gzip".into()); // the bomb, or a body that is no gzip
+        }
+        let mut cut = false;
+        // Requests the client breaks itself (a control character in a header, bad
+        // framing): HTTP's own 400, or a closed connection, is the answer then.
+        let mut broken = pick == 1;
+        match framing {
+            0 => {
+                head.push("Transfer-Encoding: chunked".into());
+                let mut c = Vec::new();
+                for part in body.chunks(1 + m.below(4096)) {
+                    c.extend(format!("{:x}\r\n", part.len()).as_bytes());
+                    c.extend(part);
+                    c.extend(b"\r\n");
+                }
+                c.extend(b"0\r\n\r\n");
+                body = c;
+            }
+            1 => {
+                head.push("Transfer-Encoding: chunked".into());
+                body = [b"zz\r\n".as_slice(), &body].concat();
+                broken = true;
+            }
+            2 => {
+                head.push(format!("Content-Length: {}", body.len() + 10));
+                cut = true;
+                broken = true;
+            }
+            3 => {} // no length: an empty body, the bytes after it ignored (Connection: close)
+            _ => head.push(format!("Content-Length: {}", body.len())),
+        }
+        let r = raw_post(&addr, &head, &body, cut);
+        assert!(
+            collect.try_wait().unwrap().is_none(),
+            "round {i}: collect died"
+        );
+        let status = r.get(9..12).unwrap_or("");
+        match status {
+            "200" => accepted += 1,
+            "400" | "413" if !broken => refused += 1,
+            "411" | "415" => {}
+            // The client broke the framing: hyper answers (or closes) before the handler.
+            _ if broken && (status.is_empty() || status == "400") => {}
+            _ => panic!("round {i}: {head:?} got {r:?}"),
+        }
+    }
+    // The real traces still go in.
+    for b in requests(&cap.join("pydantic-ai-genai/agent.pb")) {
+        let r = post(&addr, "application/x-protobuf", &b);
+        assert!(r.starts_with("HTTP/1.1 200"), "{r}");
+        accepted += 1;
+    }
+    unsafe { libc::kill(collect.id() as i32, libc::SIGTERM) };
+    let status = collect.wait().unwrap();
+    let summary: Vec<String> = lines.map_while(Result::ok).collect();
+    let summary = summary.join("\n");
+    assert!(status.success(), "{summary}");
+    assert!(
+        summary.contains(&format!("collect: {accepted} request(s), ")),
+        "{accepted} accepted: {summary}"
+    );
+    if refused > 0 {
+        assert!(
+            summary.contains(&format!("collect: {refused} request(s) refused")),
+            "{refused} refused: {summary}"
+        );
+    }
+}
+
 /// How the agent reaches the gateway.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Face {
@@ -1052,6 +1235,14 @@ impl Listening {
             url,
             stderr: rx,
         }
+    }
+
+    pub fn child_alive(&self) -> bool {
+        // try_wait needs &mut; /proc tells without reaping.
+        std::path::Path::new(&format!("/proc/{}", self.child.id())).exists()
+            && !std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))
+                .unwrap_or_default()
+                .contains(") Z ")
     }
 
     /// SIGINT, then its exit code and everything it printed on stderr.
@@ -1674,6 +1865,147 @@ fn gateway_http_streams_belong_to_their_session_and_sessions_are_capped() {
     assert!(got.contains("\"slept\":1.5"), "{got}");
     let (code, _) = gw.stop();
     assert_eq!(code, 0);
+}
+
+/// Issue #44's attack kit for the gateway's HTTP face, kept: mutated JSON-RPC messages
+/// (requests, notifications, batches, responses) under random methods, session ids,
+/// protocol versions and Last-Event-IDs, from clients that never had session A's id.
+/// Every request gets a complete HTTP answer that is not a server error (a message that is
+/// not JSON-RPC 2.0 left its stream open for good); none carries session A's
+/// answer; the gateway stays up, A and a new session still work after, and it stops with 0.
+#[test]
+fn gateway_http_face_survives_a_structure_aware_fuzz_and_leaks_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let gw = Listening::start(
+        &tmp.path().join("gw"),
+        &["--max-sessions", "40"],
+        &server_cmd("burst_server.py"),
+        &[],
+    );
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let version = ("Mcp-Protocol-Version", "2025-11-25");
+    let open = || {
+        let (code, head, body) = exchange(&gw.url, "POST", &[], init, "\"result\"");
+        assert_eq!(code, 200, "{head}{body}");
+        let sid = head
+            .lines()
+            .find_map(|l| l.strip_prefix("mcp-session-id: "))
+            .expect("a session id")
+            .trim()
+            .to_string();
+        let sid_h = ("Mcp-Session-Id", sid.as_str());
+        assert_eq!(
+            exchange(&gw.url, "POST", &[sid_h, version], initialized, "").0,
+            202
+        );
+        sid
+    };
+    let call = |sid: &str, n: u64| {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"work","arguments":{{"n":{n}}}}}}}"#
+        );
+        let (code, _, got) = exchange(
+            &gw.url,
+            "POST",
+            &[("Mcp-Session-Id", sid), version],
+            &body,
+            "",
+        );
+        (code, got)
+    };
+    let a = open();
+    let (code, got) = call(&a, 987_654_321);
+    assert_eq!(code, 200, "{got}");
+    assert!(got.contains("987654321"), "{got}");
+    let a_event = got
+        .lines()
+        .find_map(|l| l.strip_prefix("id: "))
+        .unwrap_or("1-0")
+        .trim()
+        .to_string();
+    let b = open();
+    let seeds: Vec<String> = vec![
+        init.into(),
+        initialized.into(),
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#.into(),
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"work","arguments":{"n":5}}}"#.into(),
+        r#"[{"jsonrpc":"2.0","id":4,"method":"ping"},{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"work","arguments":{"n":6}}}]"#.into(),
+        r#"{"jsonrpc":"2.0","id":7,"result":{}}"#.into(),
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#.into(),
+    ];
+    const TOKENS: &[&[u8]] = &[
+        b"{", b"}", b"[", b"]", b"\"", b"null", b"1e999", b"\"id\":", b"\\u0000",
+    ];
+    let mut m = crate::support::Mutator::new(0xD1B5_4A32_D192_ED03);
+    let rounds: usize = std::env::var("GROUNDCHECK_FUZZ_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(1000, |r: usize| r / 5);
+    for i in 0..rounds {
+        let seed = &seeds[m.below(seeds.len())];
+        let body = String::from_utf8_lossy(&m.mutate(seed.as_bytes(), TOKENS, 32, 16)).into_owned();
+        let method = [
+            "POST", "POST", "POST", "POST", "POST", "POST", "GET", "DELETE",
+        ][m.below(8)];
+        let random_sid = format!("{:x}", m.below(usize::MAX));
+        let sid = match m.below(4) {
+            0 => None,
+            1 => Some(b.as_str()),
+            2 => Some(random_sid.as_str()),
+            _ => Some("not a session"),
+        };
+        let pv = ["2025-11-25", "2026-07-28", "1999-01-01", ""][m.below(4)];
+        let last = [a_event.as_str(), "1-0", "99999999-3", "x"][m.below(4)];
+        let mut headers = Vec::new();
+        if let Some(sid) = sid {
+            headers.push(("Mcp-Session-Id", sid));
+        }
+        if !pv.is_empty() {
+            headers.push(("Mcp-Protocol-Version", pv));
+        }
+        if method == "GET" && m.below(2) == 0 {
+            headers.push(("Last-Event-ID", last));
+        }
+        // A GET that opens a stream stays open: its headers are the answer.
+        let until = if method == "GET" { "\r\n\r\n" } else { "" };
+        let body = if method == "POST" {
+            body
+        } else {
+            String::new()
+        };
+        let t0 = std::time::Instant::now();
+        let (code, head, got) = exchange(&gw.url, method, &headers, &body, until);
+        // An answer that never ends (the read deadline is 20 s) is a hang.
+        assert!(
+            t0.elapsed().as_secs() < 10,
+            "round {i}: {method} {headers:?} {body:?} got no complete answer: {code} {head}{got}"
+        );
+        assert!(
+            (200..500).contains(&code) || code == 503,
+            "round {i}: {method} {headers:?} {body:?} got {code}: {head}{got}"
+        );
+        assert!(
+            !got.contains("987654321"),
+            "round {i}: session A's answer reached another client: {got}"
+        );
+        assert!(
+            gw.child_alive(),
+            "round {i}: the gateway died on {method} {body:?}"
+        );
+    }
+    // Session A was never touched; a new session works.
+    let (code, got) = call(&a, 11);
+    assert_eq!(code, 200, "{got}");
+    assert!(
+        got.contains("\"n\":11") || got.contains("\"n\": 11"),
+        "{got}"
+    );
+    let c = open();
+    let (code, got) = call(&c, 12);
+    assert_eq!(code, 200, "{got}");
+    let (code, err) = gw.stop();
+    assert_eq!(code, 0, "{err}");
 }
 
 /// Issue #44: a call still waiting when the gateway is stopped gets an error answer, not

@@ -442,6 +442,15 @@ impl Face {
                 "Invalid Request: not a JSON-RPC message",
             );
         }
+        // What the server would drop without an answer (leaving the stream open for
+        // good) is refused here: JSON-RPC 2.0's shape.
+        if let Some(why) = items.iter().find_map(|m| not_json_rpc(m)) {
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                -32600,
+                &format!("Invalid Request: {why}"),
+            );
+        }
         let is_request =
             |m: &&Value| m.get("method").is_some() && m.get("id").is_some_and(|i| !i.is_null());
         let requests: Vec<&Value> = items.iter().copied().filter(is_request).collect();
@@ -968,4 +977,62 @@ pub async fn listen(
         sessions,
         resumed: face.resumed.load(Ordering::Relaxed),
     })
+}
+
+/// Why a message is not JSON-RPC 2.0: `jsonrpc` must be "2.0"; a request or notification
+/// has a string `method`; an `id` is a string, an integer or (on a response) null; a
+/// response has exactly one of `result` and `error`.
+fn not_json_rpc(m: &Value) -> Option<&'static str> {
+    if m.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Some("\"jsonrpc\" must be \"2.0\"");
+    }
+    let id_ok = match m.get("id") {
+        None | Some(Value::Null) | Some(Value::String(_)) => true,
+        Some(Value::Number(n)) => n.is_i64() || n.is_u64(),
+        _ => false,
+    };
+    if !id_ok {
+        return Some("an id is a string or an integer");
+    }
+    match m.get("method") {
+        Some(Value::String(_)) => None,
+        Some(_) => Some("a method is a string"),
+        None if m.get("result").is_some() != m.get("error").is_some() && m.get("id").is_some() => {
+            None
+        }
+        None => Some("neither a request, a notification nor a response"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::not_json_rpc;
+
+    #[test]
+    fn only_json_rpc_2_0_goes_to_the_server() {
+        let ok = [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+            json!({"jsonrpc": "2.0", "id": "a", "method": "ping"}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 7, "result": {}}),
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": 1, "message": "x"}}),
+        ];
+        for m in ok {
+            assert_eq!(not_json_rpc(&m), None, "{m}");
+        }
+        let bad = [
+            json!({"jsonrpc": "2].0", "id": 2, "method": "tools/list"}),
+            json!({"id": 2, "method": "tools/list"}),
+            json!({"jsonrpc": "2.0", "id": {}, "method": "ping"}),
+            json!({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}),
+            json!({"jsonrpc": "2.0", "id": 1, "method": 3}),
+            json!({"jsonrpc": "2.0", "id": 1}),
+            json!({"jsonrpc": "2.0", "id": 1, "result": {}, "error": {}}),
+        ];
+        for m in bad {
+            assert!(not_json_rpc(&m).is_some(), "{m}");
+        }
+    }
 }
