@@ -200,12 +200,15 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 /// Commits a local set when the verb found or judged (exit 0 or 1); rolls it back when it
-/// failed (exit 2), saying what came back.
+/// failed (exit 2). The failure stays one sentence: that earlier outputs are left as they
+/// were is the documented rule, said with -v.
 fn publish_set(code: &anyhow::Result<ExitCode>) {
     use groundcheck::output::set;
     if matches!(code, Ok(c) if *c != ExitCode::from(2)) {
         set::commit();
-    } else if let Some((dir, paths)) = set::roll_back() {
+    } else if let Some((dir, paths)) = set::roll_back()
+        && groundcheck::engine::session::VERBOSE.load(std::sync::atomic::Ordering::Relaxed)
+    {
         eprintln!(
             "{}: the earlier outputs are back ({} replaced path(s) rolled back: {})",
             dir.display(),

@@ -166,6 +166,9 @@ pub fn remove(target: &Path) -> std::io::Result<()> {
                 "the verb is stopping: outputs are not removed",
             ));
         }
+        if std::fs::symlink_metadata(target).is_err() {
+            return Ok(()); // nothing to remove, nothing to put back
+        }
         return j.aside(&rel, target);
     }
     drop(set);

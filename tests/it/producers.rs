@@ -640,6 +640,22 @@ fn llamaindex_with_openinference() {
 }
 
 #[test]
+fn mlflow_tracing_with_its_own_convention() {
+    // MLflow Tracing (mlflow-tracing, OTLP export as its docs say): openai autolog's
+    // CHAT_MODEL spans carry the request and response in mlflow.spanInputs/spanOutputs,
+    // the TOOL spans the arguments and the MCP result; no call id on a TOOL span.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let ids = produce_beside("mlflow", "mlflow_agent.py", d, &[]);
+    check_producer(
+        d,
+        &ids,
+        "18 tool span(s) merged into 6 call(s), 9 model call(s)",
+        true,
+    );
+}
+
+#[test]
 fn google_adk_with_its_own_spans() {
     // ADK's own telemetry (execute_tool / generate_content spans) with content capture
     // on. OpenInference's ADK instrumentor (1.0.5) is left out: on ADK 2.13 it emits no

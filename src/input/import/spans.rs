@@ -462,6 +462,149 @@ pub fn lift_events(s: &mut Span) {
     s.events = events;
 }
 
+/// MLflow Tracing's own convention (`mlflow.spanType`, `mlflow.spanInputs`,
+/// `mlflow.spanOutputs`, `mlflow.chat.tokenUsage`, `mlflow.llm.model`) read as the GenAI
+/// attributes it stands for, the reverse of MLflow's own mapping: a TOOL span's inputs are
+/// the call's arguments and its outputs the result; a CHAT_MODEL or LLM span's inputs and
+/// outputs are the provider's request and response (OpenAI chat completions and
+/// responses, Anthropic messages), whose messages become GenAI messages; an AGENT span is
+/// an agent run. The span's own GenAI attributes win.
+pub fn lift_mlflow(s: &mut Span) {
+    use serde_json::json;
+    // MLflow writes every attribute JSON-encoded (`"\"TOOL\""`).
+    let get = |k: &str| s.get(k).map(json_or_text).filter(|v| !v.is_null());
+    let Some(kind) = text(get("mlflow.spanType").as_ref()) else {
+        return;
+    };
+    let mut lifted = Map::new();
+    match kind.to_ascii_uppercase().as_str() {
+        "TOOL" => {
+            lifted.insert("gen_ai.operation.name".into(), json!("execute_tool"));
+            lifted.insert("gen_ai.tool.name".into(), json!(s.name));
+            if let Some(v) = get("mlflow.spanInputs") {
+                lifted.insert("gen_ai.tool.call.arguments".into(), v);
+            }
+            if let Some(v) = get("mlflow.spanOutputs") {
+                lifted.insert("gen_ai.tool.call.result".into(), v);
+            }
+        }
+        "CHAT_MODEL" | "LLM" => {
+            lifted.insert("gen_ai.operation.name".into(), json!("chat"));
+            if let Some(m) = text(get("mlflow.llm.model").as_ref()) {
+                lifted.insert("gen_ai.request.model".into(), json!(m));
+            }
+            if let Some(u) = get("mlflow.chat.tokenUsage") {
+                for (from, to) in [
+                    ("input_tokens", "gen_ai.usage.input_tokens"),
+                    ("output_tokens", "gen_ai.usage.output_tokens"),
+                ] {
+                    if let Some(n) = u.get(from).filter(|n| n.is_number()) {
+                        lifted.insert(to.into(), n.clone());
+                    }
+                }
+            }
+            if let Some(input) = get("mlflow.spanInputs") {
+                let msgs = request_messages(&input);
+                if !msgs.is_empty() {
+                    lifted.insert("gen_ai.input.messages".into(), Value::Array(msgs));
+                }
+            }
+            if let Some(output) = get("mlflow.spanOutputs") {
+                let msgs = response_messages(&output);
+                if !msgs.is_empty() {
+                    lifted.insert("gen_ai.output.messages".into(), Value::Array(msgs));
+                }
+            }
+        }
+        "AGENT" => {
+            lifted.insert("gen_ai.operation.name".into(), json!("invoke_agent"));
+        }
+        _ => {}
+    }
+    for (k, v) in lifted {
+        s.attrs.entry(k).or_insert(v);
+    }
+}
+
+/// A chat message as the providers' APIs write it (`{role, content, tool_calls,
+/// tool_call_id}`) as a GenAI message.
+fn chat_message(m: &Value) -> Option<Value> {
+    let role = m.get("role").and_then(Value::as_str)?;
+    let mut parts = content_parts(m);
+    if role == "tool"
+        && let Some(id) = m.get("tool_call_id")
+    {
+        let response = m.get("content").cloned().unwrap_or(Value::Null);
+        parts =
+            vec![serde_json::json!({"type": "tool_call_response", "id": id, "response": response})];
+    }
+    Some(serde_json::json!({"role": role, "parts": parts}))
+}
+
+/// The messages of a model request: `messages` (OpenAI chat, Anthropic, with its
+/// `system`), or the Responses API's `input` (a string, or items).
+fn request_messages(v: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    if let Some(sys) = v.get("system").filter(|s| !s.is_null()) {
+        out.push(serde_json::json!({"role": "system", "parts": content_parts(sys)}));
+    }
+    if let Some(msgs) = v.get("messages").and_then(Value::as_array) {
+        out.extend(msgs.iter().filter_map(chat_message));
+    }
+    match v.get("input") {
+        Some(Value::String(t)) => {
+            out.push(serde_json::json!({"role": "user", "parts": content_parts(&Value::String(t.clone()))}));
+        }
+        Some(Value::Array(items)) => out.extend(items.iter().filter_map(|i| {
+            if i.get("role").is_some() {
+                chat_message(i)
+            } else {
+                let role = if i.get("type").and_then(Value::as_str) == Some("function_call") {
+                    "assistant"
+                } else {
+                    "tool"
+                };
+                Some(serde_json::json!({"role": role, "parts": content_parts(&Value::Array(vec![i.clone()]))}))
+            }
+        })),
+        _ => {}
+    }
+    out
+}
+
+/// The reply of a model response: OpenAI chat completions' `choices[].message`, the
+/// Responses API's `output` items, an Anthropic message (`{role, content: [blocks]}`), or
+/// plain text.
+fn response_messages(v: &Value) -> Vec<Value> {
+    if let Some(choices) = v.get("choices").and_then(Value::as_array) {
+        return choices
+            .iter()
+            .filter_map(|c| c.get("message").and_then(chat_message))
+            .collect();
+    }
+    if let Some(items) = v.get("output").and_then(Value::as_array) {
+        let mut parts = Vec::new();
+        for i in items {
+            match i.get("type").and_then(Value::as_str) {
+                Some("message") => {
+                    parts.extend(i.get("content").map(content_parts).unwrap_or_default())
+                }
+                _ => parts.extend(block_part(i)),
+            }
+        }
+        return vec![serde_json::json!({"role": "assistant", "parts": parts})];
+    }
+    if v.get("role").is_some() {
+        return chat_message(v).into_iter().collect();
+    }
+    if let Value::String(t) = v {
+        return vec![
+            serde_json::json!({"role": "assistant", "parts": content_parts(&Value::String(t.clone()))}),
+        ];
+    }
+    Vec::new()
+}
+
 /// A list of content blocks (as providers and MCP write them), not a plain value.
 fn is_blocks(v: &Value) -> bool {
     v.as_array()
@@ -585,7 +728,10 @@ pub struct Counts {
 /// Makes steps of spans (all inputs' spans together: an agent and its server may export
 /// to different files).
 pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<Step> {
-    spans.iter_mut().for_each(lift_events);
+    spans.iter_mut().for_each(|s| {
+        lift_mlflow(s);
+        lift_events(s);
+    });
     spans.sort_by(|a, b| {
         (a.start, &a.trace_id, &a.span_id).cmp(&(b.start, &b.trace_id, &b.span_id))
     });
@@ -1899,6 +2045,104 @@ mod tests {
                 ("tool_call", Some("c1".into())),
                 ("tool_result", Some("c1".into())),
             ]
+        );
+    }
+
+    #[test]
+    fn mlflow_spans_read_as_the_genai_attributes_they_stand_for() {
+        use super::lift_mlflow;
+        let span = |name: &str, attrs: serde_json::Value| Span {
+            name: name.into(),
+            attrs: attrs.as_object().unwrap().clone(),
+            ..Span::default()
+        };
+        // A TOOL span: named by the span, inputs the arguments, outputs the result.
+        let mut t = span(
+            "run_sql",
+            json!({"mlflow.spanType": "\"TOOL\"", "mlflow.spanInputs": "{\"sql\": \"SELECT 1\"}",
+                "mlflow.spanOutputs": "{\"isError\": false}"}),
+        );
+        lift_mlflow(&mut t);
+        assert_eq!(t.attrs["gen_ai.operation.name"], json!("execute_tool"));
+        assert_eq!(t.attrs["gen_ai.tool.name"], json!("run_sql"));
+        assert_eq!(
+            t.attrs["gen_ai.tool.call.arguments"],
+            json!({"sql": "SELECT 1"})
+        );
+        assert_eq!(
+            t.attrs["gen_ai.tool.call.result"],
+            json!({"isError": false})
+        );
+        // OpenAI chat: request messages (a tool result by its id), a reply asking for a tool.
+        let request = json!({"model": "m", "messages": [
+            {"role": "user", "content": "How many?"},
+            {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function",
+                "function": {"name": "run_sql", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "3"}]});
+        let response = json!({"choices": [{"message": {"role": "assistant", "content": "Three.",
+            "tool_calls": null}}]});
+        let mut m = span(
+            "Completions",
+            json!({"mlflow.spanType": "\"CHAT_MODEL\"", "mlflow.spanInputs": request.to_string(),
+                "mlflow.spanOutputs": response.to_string(), "mlflow.llm.model": "\"m\"",
+                "mlflow.chat.tokenUsage": "{\"input_tokens\": 5, \"output_tokens\": 2}",
+                "gen_ai.request.model": "own"}),
+        );
+        lift_mlflow(&mut m);
+        assert_eq!(m.attrs["gen_ai.operation.name"], json!("chat"));
+        assert_eq!(
+            m.attrs["gen_ai.request.model"],
+            json!("own"),
+            "the span's own win"
+        );
+        assert_eq!(m.attrs["gen_ai.usage.input_tokens"], json!(5));
+        assert_eq!(
+            m.attrs["gen_ai.input.messages"],
+            json!([
+                {"role": "user", "parts": [{"type": "text", "content": "How many?"}]},
+                {"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "run_sql",
+                    "arguments": {}}]},
+                {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1", "response": "3"}]},
+            ])
+        );
+        assert_eq!(
+            m.attrs["gen_ai.output.messages"],
+            json!([{"role": "assistant", "parts": [{"type": "text", "content": "Three."}]}])
+        );
+        // Anthropic (system beside the messages, a tool_use block) and the Responses API.
+        let mut a = span(
+            "Messages",
+            json!({"mlflow.spanType": "LLM",
+                "mlflow.spanInputs": {"system": "Be brief.", "messages": [{"role": "user", "content": "Hi"}]},
+                "mlflow.spanOutputs": {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": "t1", "name": "run_sql", "input": {"sql": "SELECT 1"}}]}}),
+        );
+        lift_mlflow(&mut a);
+        assert_eq!(
+            a.attrs["gen_ai.input.messages"][0],
+            json!({"role": "system", "parts": [{"type": "text", "content": "Be brief."}]})
+        );
+        assert_eq!(
+            a.attrs["gen_ai.output.messages"],
+            json!([{"role": "assistant", "parts": [{"type": "tool_call", "id": "t1", "name": "run_sql",
+                "arguments": {"sql": "SELECT 1"}}]}])
+        );
+        let mut r = span(
+            "Responses",
+            json!({"mlflow.spanType": "CHAT_MODEL", "mlflow.spanInputs": {"input": "Hi"},
+                "mlflow.spanOutputs": {"output": [
+                    {"type": "message", "content": [{"type": "output_text", "text": "Hello"}]},
+                    {"type": "function_call", "call_id": "f1", "name": "run_sql", "arguments": "{}"}]}}),
+        );
+        lift_mlflow(&mut r);
+        assert_eq!(
+            r.attrs["gen_ai.input.messages"],
+            json!([{"role": "user", "parts": [{"type": "text", "content": "Hi"}]}])
+        );
+        assert_eq!(
+            r.attrs["gen_ai.output.messages"],
+            json!([{"role": "assistant", "parts": [{"type": "text", "content": "Hello"},
+                {"type": "tool_call", "id": "f1", "name": "run_sql", "arguments": "{}"}]}])
         );
     }
 
