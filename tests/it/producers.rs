@@ -732,6 +732,37 @@ fn vercel_ai_sdk_typescript_agent() {
 }
 
 #[test]
+fn vercel_ai_sdk_typescript_agent_with_its_classic_ai_spans() {
+    // The same agent with @ai-sdk/otel's LegacyOpenTelemetry: the SDK's own `ai.*` span
+    // convention (ai.toolCall, ai.generateText.doGenerate), no gen_ai.operation.name.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let mut c = Command::new("node");
+    c.arg(root().join("tests/producers/ts/agent.mjs"));
+    let spans = d.join("agent");
+    let ids = produce_with(
+        c,
+        d,
+        &[
+            "--spans-file",
+            spans.to_str().unwrap(),
+            "--telemetry",
+            "legacy",
+        ],
+        &[(
+            "GC_SERVER_PYTHON",
+            venv_python("producers").display().to_string(),
+        )],
+    );
+    check_producer(
+        d,
+        &ids,
+        "12 tool span(s) merged into 6 call(s), 9 model call(s)",
+        true,
+    );
+}
+
+#[test]
 fn official_mcp_sdk_client_with_openllmetry() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();

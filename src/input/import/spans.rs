@@ -526,6 +526,87 @@ pub fn lift_mlflow(s: &mut Span) {
     }
 }
 
+/// The Vercel AI SDK's classic telemetry (`ai.*` spans: `ai.operationId`), read as the
+/// GenAI attributes it stands for: `ai.toolCall` is an `execute_tool` span
+/// (`ai.toolCall.name`, `.id`, `.args`, `.result`); `ai.*.doGenerate` / `.doStream` is a
+/// model call (`ai.prompt.messages` in the SDK's message format, `ai.response.text` and
+/// `.toolCalls`, `ai.usage.inputTokens` / `outputTokens` or the older `promptTokens` /
+/// `completionTokens`, `ai.response.model`, `ai.model.id`); `ai.generateText` /
+/// `ai.streamText` / `ai.generateObject` / `ai.streamObject` is the agent run. The span's
+/// own GenAI attributes win.
+pub fn lift_vercel_ai(s: &mut Span) {
+    use serde_json::json;
+    let Some(op) = s.text("ai.operationId") else {
+        return;
+    };
+    let get = |k: &str| s.get(k).map(json_or_text).filter(|v| !v.is_null());
+    let mut lifted = Map::new();
+    if op == "ai.toolCall" {
+        lifted.insert("gen_ai.operation.name".into(), json!("execute_tool"));
+        for (from, to) in [
+            ("ai.toolCall.name", "gen_ai.tool.name"),
+            ("ai.toolCall.id", "gen_ai.tool.call.id"),
+        ] {
+            if let Some(v) = s.text(from) {
+                lifted.insert(to.into(), json!(v));
+            }
+        }
+        if let Some(v) = get("ai.toolCall.args") {
+            lifted.insert("gen_ai.tool.call.arguments".into(), v);
+        }
+        if let Some(v) = get("ai.toolCall.result") {
+            lifted.insert("gen_ai.tool.call.result".into(), v);
+        }
+    } else if op.ends_with(".doGenerate") || op.ends_with(".doStream") {
+        lifted.insert("gen_ai.operation.name".into(), json!("chat"));
+        if let Some(m) = s.first_text(&["ai.response.model", "ai.model.id"]) {
+            lifted.insert("gen_ai.request.model".into(), json!(m));
+        }
+        for (from, to) in [
+            (
+                ["ai.usage.inputTokens", "ai.usage.promptTokens"],
+                "gen_ai.usage.input_tokens",
+            ),
+            (
+                ["ai.usage.outputTokens", "ai.usage.completionTokens"],
+                "gen_ai.usage.output_tokens",
+            ),
+        ] {
+            if let Some(n) = from.iter().find_map(|k| s.get(k)) {
+                lifted.insert(to.into(), n.clone());
+            }
+        }
+        if let Some(Value::Array(msgs)) = get("ai.prompt.messages") {
+            let msgs: Vec<Value> = msgs.iter().filter_map(chat_message).collect();
+            lifted.insert("gen_ai.input.messages".into(), Value::Array(msgs));
+        }
+        let mut parts = Vec::new();
+        if let Some(t) = s.text("ai.response.text") {
+            parts.push(json!({"type": "text", "content": t}));
+        }
+        if let Some(Value::Array(calls)) = get("ai.response.toolCalls") {
+            parts.extend(calls.iter().filter_map(|c| {
+                block_part(&json!({"type": "tool-call", "toolCallId": c.get("toolCallId"),
+                    "toolName": c.get("toolName")?, "input": c.get("input").or_else(|| c.get("args"))}))
+            }));
+        }
+        if !parts.is_empty() {
+            lifted.insert(
+                "gen_ai.output.messages".into(),
+                json!([{"role": "assistant", "parts": parts}]),
+            );
+        }
+    } else if matches!(
+        op.as_str(),
+        "ai.generateText" | "ai.streamText" | "ai.generateObject" | "ai.streamObject"
+    ) {
+        lifted.insert("gen_ai.operation.name".into(), json!("invoke_agent"));
+    }
+    for (k, v) in lifted {
+        s.attrs.entry(k).or_insert(v);
+    }
+}
+
 /// A chat message as the providers' APIs write it (`{role, content, tool_calls,
 /// tool_call_id}`) as a GenAI message.
 fn chat_message(m: &Value) -> Option<Value> {
@@ -645,6 +726,21 @@ fn block_part(b: &Value) -> Option<Value> {
         Some("tool_use" | "tool_call" | "function_call") => json!({"type": "tool_call",
             "id": o.get("id").or_else(|| o.get("call_id")), "name": o.get("name")?,
             "arguments": o.get("input").or_else(|| o.get("arguments"))}),
+        // The Vercel AI SDK's message parts (`input`/`output` since v5, `args`/`result`
+        // before).
+        Some("tool-call") => json!({"type": "tool_call", "id": o.get("toolCallId"),
+            "name": o.get("toolName")?,
+            "arguments": o.get("input").or_else(|| o.get("args")).map(json_or_text)}),
+        Some("tool-result") => {
+            let out = o.get("output");
+            let typed = out.and_then(|v| v.get("type")).and_then(Value::as_str);
+            let response = match typed {
+                Some(_) => out.and_then(|v| v.get("value")),
+                None => out.or_else(|| o.get("result")),
+            };
+            json!({"type": "tool_call_response", "id": o.get("toolCallId"), "response": response,
+                "is_error": typed.is_some_and(|t| t.starts_with("error"))})
+        }
         Some("tool_result" | "tool_call_response" | "function_call_output") => json!({
             "type": "tool_call_response",
             "id": o.get("tool_use_id").or_else(|| o.get("id")).or_else(|| o.get("call_id")),
@@ -730,6 +826,7 @@ pub struct Counts {
 pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<Step> {
     spans.iter_mut().for_each(|s| {
         lift_mlflow(s);
+        lift_vercel_ai(s);
         lift_events(s);
     });
     spans.sort_by(|a, b| {
@@ -2144,6 +2241,64 @@ mod tests {
             json!([{"role": "assistant", "parts": [{"type": "text", "content": "Hello"},
                 {"type": "tool_call", "id": "f1", "name": "run_sql", "arguments": "{}"}]}])
         );
+    }
+
+    #[test]
+    fn vercel_ai_spans_read_as_the_genai_attributes_they_stand_for() {
+        use super::lift_vercel_ai;
+        let span = |attrs: serde_json::Value| Span {
+            attrs: attrs.as_object().unwrap().clone(),
+            ..Span::default()
+        };
+        let mut t = span(
+            json!({"ai.operationId": "ai.toolCall", "ai.toolCall.name": "run_sql",
+            "ai.toolCall.id": "c1", "ai.toolCall.args": "{\"sql\":\"SELECT 1\"}",
+            "ai.toolCall.result": "{\"isError\":true}"}),
+        );
+        lift_vercel_ai(&mut t);
+        assert_eq!(t.attrs["gen_ai.operation.name"], json!("execute_tool"));
+        assert_eq!(t.attrs["gen_ai.tool.call.id"], json!("c1"));
+        assert_eq!(
+            t.attrs["gen_ai.tool.call.arguments"],
+            json!({"sql": "SELECT 1"})
+        );
+        assert_eq!(t.attrs["gen_ai.tool.call.result"], json!({"isError": true}));
+        // A model call: the SDK's message parts (v5 `input`/`output`, v4 `args`/`result`),
+        // the older token names.
+        let prompt = json!([
+            {"role": "user", "content": [{"type": "text", "text": "How many?"}]},
+            {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1",
+                "toolName": "run_sql", "args": {"sql": "SELEC 1"}}]},
+            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1",
+                "toolName": "run_sql", "output": {"type": "error-text", "value": "syntax"}}]},
+        ]);
+        let mut m = span(json!({"ai.operationId": "ai.streamText.doStream",
+            "ai.prompt.messages": prompt.to_string(), "ai.response.text": "",
+            "ai.response.toolCalls": "[{\"toolCallId\":\"c2\",\"toolName\":\"run_sql\",\"input\":{\"sql\":\"SELECT 1\"}}]",
+            "ai.usage.promptTokens": 7, "ai.usage.completionTokens": 3, "ai.model.id": "m"}));
+        lift_vercel_ai(&mut m);
+        assert_eq!(m.attrs["gen_ai.operation.name"], json!("chat"));
+        assert_eq!(m.attrs["gen_ai.usage.input_tokens"], json!(7));
+        assert_eq!(m.attrs["gen_ai.usage.output_tokens"], json!(3));
+        assert_eq!(m.attrs["gen_ai.request.model"], json!("m"));
+        assert_eq!(
+            m.attrs["gen_ai.input.messages"],
+            json!([
+                {"role": "user", "parts": [{"type": "text", "content": "How many?"}]},
+                {"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "run_sql",
+                    "arguments": {"sql": "SELEC 1"}}]},
+                {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1",
+                    "response": "syntax", "is_error": true}]},
+            ])
+        );
+        assert_eq!(
+            m.attrs["gen_ai.output.messages"],
+            json!([{"role": "assistant", "parts": [{"type": "tool_call", "id": "c2", "name": "run_sql",
+                "arguments": {"sql": "SELECT 1"}}]}])
+        );
+        let mut run = span(json!({"ai.operationId": "ai.generateText"}));
+        lift_vercel_ai(&mut run);
+        assert_eq!(run.attrs["gen_ai.operation.name"], json!("invoke_agent"));
     }
 
     #[test]

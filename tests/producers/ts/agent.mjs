@@ -1,6 +1,8 @@
 // A real TypeScript agent: the Vercel AI SDK 7 (`ai`'s generateText with its tool loop)
 // calling the real fastmcp warehouse server over stdio through @ai-sdk/mcp, traced by
-// @ai-sdk/otel's OpenTelemetry integration on the OpenTelemetry JS SDK. The model is the
+// @ai-sdk/otel's OpenTelemetry integration on the OpenTelemetry JS SDK (`--telemetry
+// genai`, the GenAI conventions, or `legacy`, the SDK's classic `ai.*` spans through its
+// LegacyOpenTelemetry integration). The model is the
 // SDK's own MockLanguageModelV4 answering from the script (no LLM); the client, the
 // protocol and the instrumentation are the real libraries.
 //
@@ -9,7 +11,7 @@
 // 4-byte big-endian length, then an OTLP ExportTraceServiceRequest), and prints one JSON
 // line per conversation: {"conversation", "trace_id", "output"}.
 //
-// Usage: node agent.mjs --spans-file FILE [--seed S]
+// Usage: node agent.mjs --spans-file FILE [--seed S] [--telemetry genai|legacy]
 
 import { execFileSync } from "node:child_process";
 import { appendFileSync } from "node:fs";
@@ -18,7 +20,7 @@ import { fileURLToPath } from "node:url";
 
 import { createMCPClient } from "@ai-sdk/mcp";
 import { Experimental_StdioMCPTransport as StdioTransport } from "@ai-sdk/mcp/mcp-stdio";
-import { OpenTelemetry } from "@ai-sdk/otel";
+import { LegacyOpenTelemetry, OpenTelemetry } from "@ai-sdk/otel";
 import { context, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
@@ -35,6 +37,7 @@ const arg = (name, dflt) => {
 const spansFile = arg("--spans-file");
 const seed = arg("--seed", "vercel-ai");
 const python = process.env.GC_SERVER_PYTHON ?? "python3";
+const telemetry = arg("--telemetry", "genai");
 
 // The scenarios and how to start the server for each, from the Python that defines them.
 const plan = JSON.parse(
@@ -128,7 +131,10 @@ for (const { conv, server, root: rootAttrs } of plan.plan) {
         prompt: conv.question,
         tools,
         stopWhen: stepCountIs(10),
-        telemetry: { isEnabled: true, integrations: [new OpenTelemetry()] },
+        telemetry: {
+          isEnabled: true,
+          integrations: [telemetry === "legacy" ? new LegacyOpenTelemetry() : new OpenTelemetry()],
+        },
       }),
     );
     output = result.text;
