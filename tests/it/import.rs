@@ -195,10 +195,12 @@ fn openai_agents_and_openllmetry_samples() {
 }
 
 #[test]
-fn strands_smolagents_and_langgraph_samples() {
+fn captured_samples_of_the_other_producers() {
     // The captured exports of the producers that follow the conventions in other ways:
     // messages in span events (Strands), Python-call inputs and an answering tool
-    // (smolagents), bare-string inputs and ToolMessage results (LangGraph).
+    // (smolagents), bare-string inputs and ToolMessage results (LangGraph), ToolOutput
+    // results and no call id (LlamaIndex), a model span open while its tools run (ADK),
+    // Logfire's export, MLflow's and the Vercel AI SDK's own conventions.
     for (dir, summary, model_ids) in [
         ("strands", "merged into 6 call(s), 9 model call(s)", true),
         (
@@ -214,6 +216,20 @@ fn strands_smolagents_and_langgraph_samples() {
         ("langgraph", "merged into 6 call(s), 9 model call(s)", true),
         (
             "langgraph-openllmetry",
+            "merged into 6 call(s), 9 model call(s)",
+            true,
+        ),
+        ("llamaindex", "merged into 6 call(s), 9 model call(s)", true),
+        ("adk", "merged into 6 call(s), 9 model call(s)", true),
+        ("logfire", "merged into 6 call(s), 9 model call(s)", true),
+        ("mlflow", "merged into 6 call(s), 9 model call(s)", true),
+        (
+            "vercel-genai",
+            "merged into 6 call(s), 9 model call(s)",
+            true,
+        ),
+        (
+            "vercel-legacy",
             "merged into 6 call(s), 9 model call(s)",
             true,
         ),

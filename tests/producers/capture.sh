@@ -24,7 +24,16 @@ run strands strands_agent.py "$work/strands-latest" --semconv latest
 run smolagents smolagents_agent.py "$work/smolagents"
 run langgraph langgraph_agent.py "$work/langgraph"
 run langgraph langgraph_agent.py "$work/langgraph-openllmetry" --instrumentation openllmetry
-for p in strands strands-latest smolagents langgraph langgraph-openllmetry; do
+run llamaindex llamaindex_agent.py "$work/llamaindex"
+run adk adk_agent.py "$work/adk" --instrumentation adk
+(unset GC_SERVER_PYTHON; run logfire pydantic_agent.py "$work/logfire" --instrumentation logfire)
+run mlflow mlflow_agent.py "$work/mlflow"
+for t in genai legacy; do
+  mkdir -p "$work/vercel-$t"
+  (cd "$work/vercel-$t" && GC_SPANS_FILE_SERVER="$work/vercel-$t/server" node "$here/ts/agent.mjs" \
+    --spans-file "$work/vercel-$t/agent" --telemetry "$t" > ids.jsonl 2> log)
+done
+for p in strands strands-latest smolagents langgraph langgraph-openllmetry llamaindex adk logfire mlflow vercel-genai vercel-legacy; do
   mkdir -p "$out/$p"
   cp "$work/$p"/*.pb "$work/$p/ids.jsonl" "$out/$p/"
 done
