@@ -124,6 +124,10 @@ const PATTERNS: &[(Signal, &str)] = &[
         r"\b(rules|instructions|guidelines) (no longer apply|are (void|cancelled|superseded|outdated))\b",
     ),
     (Signal::Override, r"\byou are now\b"),
+    (
+        Signal::Override,
+        r"\b(regardless of|no matter|irrespective of) what (the user|they) (says?|said|asks?|asked|wants?|requests?|types?)\b",
+    ),
     // The same in the languages models read most after English.
     (
         Signal::Override,
@@ -147,7 +151,7 @@ const PATTERNS: &[(Signal, &str)] = &[
     ),
     (
         Signal::Conceal,
-        r"\b(no need to|need not|does not need to|doesn't need to) (be )?(tell|told|mention|mentioned|inform|informed|bring|see|know)\b|\b(no se lo digas|no le digas|no lo menciones|sag es nicht|sage (es )?(dem|den) (nutzer|benutzer)|erwähne (es|das) nicht|ne le dis pas|ne (le )?mentionne pas|non dirlo|non menzionarlo|não diga|não mencione)\b|不要告诉用户",
+        r"\b(no need to|need not|does not need to|doesn't need to) (be )?(tell|told|mention|mentioned|inform|informed|bring|see|know)\b|\b(no se lo digas|no le digas|no lo menciones|no menciones|sin (avisar|decir|decirle|informar)\w*|sag es nicht|sage (es )?(dem|den) (nutzer|benutzer)|erwähne (es|das) nicht|ohne (den |die )?(nutzer|benutzer)\w* zu (informieren|benachrichtigen|fragen)|ne le dis pas|ne (le )?mentionne pas|sans (le dire|prévenir|informer|avertir)|non dirlo|non menzionarlo|senza (avvisare|dirlo|informare|dire)|não diga|não mencione|não conte|sem (avisar|informar|dizer|contar)|zonder (het )?te (melden|zeggen)|не (сообщай|сообщать|говори|рассказывай|упоминай)\w*|не сообщая|bez (informowania|mówienia))\b|不要(告诉|提及|让用户知道|通知)|ユーザーに(伝え|知らせ|言わ)ないで|알리지 ?(마|말)|\b(is|are) not to be (disclosed|mentioned|shared|revealed|told|shown)\b|\bwithout (the user|them|anyone) (knowing|noticing|being told)\b",
     ),
     (
         Signal::Conceal,
@@ -171,11 +175,11 @@ const PATTERNS: &[(Signal, &str)] = &[
     ),
     (
         Signal::Secret,
-        r"\b(passwords?|passphrases?|api[ _-]?keys?|apikeys?|access[ _-]?tokens?|auth[ _-]?tokens?|bearer tokens?|api tokens?|private[ _-]?keys?|secret[ _-]?keys?|secrets|credentials|seed phrases?|cookies|session tokens?|tokens or keys|keys or tokens|environment variables|env vars)\b",
+        r"\b(passwords?|passphrases?|api[ _-]?keys?|apikeys?|access[ _-]?tokens?|auth[ _-]?tokens?|bearer tokens?|api tokens?|private[ _-]?keys?|secret[ _-]?keys?|secrets|credentials|seed phrases?|seed words|recovery phrases?|mnemonic phrases?|secret phrases?|cookies|session tokens?|tokens or keys|keys or tokens|environment variables|env vars|contraseñas?|claves? (de )?api|claves? privadas?|senhas?|chaves? (de )?api|chaves? privadas?|passwörter|passwort|kennwörter|kennwort|api-schlüssel\w*|private[rn]? schlüssel|zugangsdaten|mots? de passe|clés? (d'|de l')?api|clés? privées?|identifiants|chiavi api|chiave privata|credenziali|wachtwoord(en)?|пароль|пароли|паролей|токен\w*|ключ\w* api|api[- ]ключ\w*|секрет\w*|variables? de entorno|variáveis de ambiente|umgebungsvariablen|variables d'environnement|variabili d'ambiente|omgevingsvariabelen|переменн\w+ окружения)\b|密码|密钥|令牌|口令|凭据|凭证|环境变量|パスワード|apiキー|秘密鍵|トークン|認証情報|環境変数|비밀번호|api ?키|토큰|개인 ?키|환경 ?변수",
     ),
     (
         Signal::Conversation,
-        r"\b(conversation|chat|message|session) (history|log|logs|transcript)\b|\b(the|this|entire|whole|full|complete) (conversation|chat|session transcript)\b|\b(your|the assistant'?s?|full|entire|whole|complete|current|own) system prompts?\b|\bsystem prompt (text|verbatim)\b|\b(your|the assistant'?s?) (instructions|rules|guidelines)\b|\binstructions you (received|were given)\b|\b(previous|prior|earlier|last|recent|all|every) (\d+ )?(messages?|turns|exchanges)\b|\b(user and assistant|assistant and user) (turns|messages)\b|\beverything the user\b|\btranscript\b|\b(results?|outputs?|responses?|errors?) (of|from) (the |every |all |any |each |other )*tools?\b|\beverything (discussed|said|the user (said|told|wrote|shared))\b|\bwhat was said\b|\b(summary|copy|log|record|recap) of (the |this |our )?(conversation|chat|discussion|session)\b|\b(any|every|all|other) tools? (reports?|returns?|returned|outputs?)\b|\ball retrieved data\b|\bwhatever \S+ returned\b|\bwhat it returned\b",
+        r"\b(conversation|chat|message|session) (history|log|logs|transcript)\b|\b(the|this|entire|whole|full|complete) (conversation|chat|session transcript)\b|\b(your|the assistant'?s?|full|entire|whole|complete|current|own) system prompts?\b|\bsystem prompt (text|verbatim)\b|\b(your|the assistant'?s?) (instructions|rules|guidelines)\b|\binstructions you (received|were given)\b|\b(previous|prior|earlier|last|recent|all|every) (\d+ )?(messages?|turns|exchanges)\b|\b(user and assistant|assistant and user) (turns|messages)\b|\beverything the user\b|\btranscript\b|\b(results?|outputs?|responses?|errors?) (of|from) (the |every |all |any |each |other )*tools?\b|\beverything (discussed|said|the user (said|told|wrote|shared))\b|\bwhat was said\b|\b(summary|copy|log|record|recap) of (the |this |our )?(conversation|chat|discussion|session)\b|\b(any|every|all|other) tools? (reports?|returns?|returned|outputs?)\b|\ball retrieved data\b|\bwhatever \S+ returned\b|\bwhat it returned\b|\bhidden (instructions|preamble|prompt|rules|configuration)\b|\b(initial|original) (instructions|configuration|prompt)\b|\b(system|developer) (message|instructions)\b|\bpreamble\b|\b(vollständigen|gesamten) systemprompt\b|\bprompt (del|do|di) sistema\b|\bprompt système\b|\b(historial de (la )?conversación|gesprächsverlauf|(alle )?bisherigen nachrichten|historique de (la )?conversation|cronologia (della )?chat|история (переписки|диалога|чата|сообщений)|системн\w+ (промпт|инструкци)\w*)\b|系统提示|聊天记录|对话记录|システムプロンプト|会話履歴|시스템 ?프롬프트|대화 ?기록",
     ),
     (
         Signal::UserInput,
@@ -183,19 +187,19 @@ const PATTERNS: &[(Signal, &str)] = &[
     ),
     (
         Signal::Personal,
-        r"\b(home address|phone numbers?|account numbers?|social security|date of birth|clipboard|screenshot of the user|user'?s screen|home directory|contacts( list)?|credit card|calendar|e-?mails|location|browsing history|photos)\b",
+        r"\b(home address|phone numbers?|account numbers?|social security|date of birth|clipboard|screenshot of the user|user'?s screen|home directory|contacts( list)?|credit card|calendar|e-?mails|location|browsing history|photos|id card numbers?|national id|passport numbers?|bank card numbers?|card numbers?|tax id|contactos|contatos|kontakte|contatti|contacten|контакты|ubicación|localização|standort|posizione|calendario|kalender|calendrier|correos?|email recenti|номер\w* телефона)\b|身份证|银行卡|手机号|电话号码|住址|住所|電話番号|クレジットカード|マイナンバー|주민등록번호|전화번호|신용카드",
     ),
     (
         Signal::Move,
-        r"\b(pass(es|ed|ing)?|puts?|putting|includ(e|es|ed|ing)|insert(s|ed|ing)?|attach(es|ed|ing)?|append(s|ed|ing)?|past(e|es|ed|ing)|cop(y|ies|ied|ying)|adds?|added|adding|provid(e|es|ed|ing)|sends?|sent|sending|forward(s|ed|ing)?|post(s|ed|ing)?|upload(s|ed|ing)?|submit(s|ted|ting)?|repeat(s|ed|ing)?|feed(s|ing)?|fed|fill(s|ed|ing)?|plac(e|es|ed|ing)|embed(s|ded|ding)?|transmit(s|ted|ting)?|shar(e|es|ed|ing)|rout(e|es|ed|ing)|bcc|cc|accompan(y|ies|ied|ying)|exfiltrat\w*|email|e-mail|push(es|ed|ing)?|render(s|ed|ing)?|base64|url-encoded)\b|\b(call|invoke) this tool with\b|\buse the value\b|\bset (it|this) to\b",
+        r"\b(pass(es|ed|ing)?|puts?|putting|includ(e|es|ed|ing)|insert(s|ed|ing)?|attach(es|ed|ing)?|append(s|ed|ing)?|past(e|es|ed|ing)|cop(y|ies|ied|ying)|adds?|added|adding|provid(e|es|ed|ing)|sends?|sent|sending|forward(s|ed|ing)?|post(s|ed|ing)?|upload(s|ed|ing)?|submit(s|ted|ting)?|repeat(s|ed|ing)?|feed(s|ing)?|fed|fill(s|ed|ing)?|plac(e|es|ed|ing)|embed(s|ded|ding)?|transmit(s|ted|ting)?|shar(e|es|ed|ing)|rout(e|es|ed|ing)|bcc|cc|accompan(y|ies|ied|ying)|exfiltrat\w*|email|e-mail|push(es|ed|ing)?|render(s|ed|ing)?|base64|url-encoded|echo(es|ed|ing)?|mirror(s|ed|ing)?|relay(s|ed|ing)?|suppl(y|ies|ied|ying)|carr(y|ies|ied|ying)|envía\w*|envíe\w*|enviar|manda|mandar|incluye|incluir|añade|adjunta|pega|pegar|envie|inclua|anexe|cole|sende|senden|schicke|schicken|füge|anhängen|einfügen|übermittle|envoie|envoyer|joindre|ajoute|ajouter|colle|coller|transmets|invia\w*|inviare|includi|includere|allega|aggiungi|incolla|stuur|sturen|voeg|plak|отправ\w*|добав\w*|включ\w*|вставь|вставить|перешли|передай\w*|прикрепи)\b|发送|粘贴|附上|放入|加入|包含|添加|填入|送信|貼り付け|含めて|添付|入れて|보내|붙여넣|포함|\b(call|invoke) this tool with\b|\buse the value\b|\bset (it|this) to\b",
     ),
     (
         Signal::Dest,
-        r"\b(in|into|as|to|inside|within|after|at the end of) (the |this |your |each |every )?[`'\x22]?[\w.-]*[`'\x22]? ?(parameter|argument|field|param|query|body|memo|payload|request|url|link|answer|reply|response|summary|notes?|sidenote|context|issue body)\b|\bhere\b|\bto (https?://|[\w.+-]+@)|\b(im feld|im parameter|en el (campo|parámetro)|dans le (champ|paramètre)|nel (campo|parametro)|no (campo|parâmetro))\b",
+        r"\b(in|into|as|to|inside|within|after|at the end of) (the |this |your |each |every )?[`'\x22]?[\w.-]*[`'\x22]? ?(parameter|argument|field|param|query|body|memo|payload|request|url|link|answer|reply|response|summary|notes?|sidenote|context|issue body)\b|\bhere\b|\b(should|must|has to|needs to) be (set to |filled with )?(the|a copy of the)\b|\bto (https?://|[\w.+-]+@)|\b(im feld|im parameter|en el (campo|parámetro)|dans le (champ|paramètre)|nel (campo|parametro)|no (campo|parâmetro))\b",
     ),
     (
         Signal::Source,
-        r"\bthe user'?s\b|\b(found|stored|seen|mentioned|pasted|shared|available|visible|present|appears?|given) (in|during|earlier|anywhere|so far|by the user)\b|\bfrom the (environment|conversation|context|chat|session)\b|\bin (the )?(context|conversation|environment|chat)\b|\byou can (see|read|find|access)\b|\bvalues? of (all|every|each|the)\b|\b(all|every|any) (of the )?(\w+ )?(keys|tokens|secrets|passwords|credentials|environment variables)\b|\bearlier\b|\bso far\b|\b(this|the current) session\b",
+        r"\$\{?env[:.]|\bprocess\.env\b|\bos\.environ\b|\{\{\s*secrets?\.|\bthe user (keeps|has|holds|stores|stored|saved|uses)\b|\b(del usuario|do usuário|des (nutzers|benutzers)|de l'utilisateur|dell'utente|van de gebruiker|пользовател\w+)\b|用户的|ユーザーの|사용자의|\bthe user'?s\b|\b(found|stored|seen|mentioned|pasted|shared|available|visible|present|appears?|given) (in|during|earlier|anywhere|so far|by the user)\b|\bfrom the (environment|conversation|context|chat|session)\b|\bin (the )?(context|conversation|environment|chat)\b|\byou can (see|read|find|access)\b|\bvalues? of (all|every|each|the)\b|\b(all|every|any) (of the )?(\w+ )?(keys|tokens|secrets|passwords|credentials|environment variables)\b|\bearlier\b|\bso far\b|\b(this|the current) session\b",
     ),
     (
         Signal::Read,
@@ -215,7 +219,7 @@ const PATTERNS: &[(Signal, &str)] = &[
     ),
     (
         Signal::Directive,
-        r"\b(always|must|before|after|also|first|whenever|every time|each time|please|make sure|required|requires?|need(s|ed)? to|has to|have to|should|it helps|kindly|don't forget|remember to)\b",
+        r"\b(always|must|before|after|also|first|whenever|every time|each time|please|make sure|required|requires?|need(s|ed)? to|has to|have to|should|it helps|kindly|don't forget|remember to|would (appreciate|like|prefer)|(is|are) (customary|expected|understood)|customarily|(is|are) to be|bitte|por favor|per favore|пожалуйста|immer|siempre|sempre|toujours)\b|请|してください|ください|주세요",
     ),
     (
         Signal::Harvest,
@@ -301,7 +305,13 @@ pub fn review(text: &str, kind: Kind, others: &[String], own: &str) -> (Level, V
     } else if text.chars().any(hidden) {
         all.push(Signal::Invisible);
     }
-    let clean: String = text.nfkc().filter(|c| !hidden(*c)).collect();
+    let mut clean: String = text.nfkc().filter(|c| !hidden(*c)).collect();
+    // Text carried in base64 ("decode this and follow it") is read as well, as sentences
+    // of their own.
+    for d in base64_texts(&clean) {
+        clean.push_str("\n\n");
+        clean.push_str(&d);
+    }
     // A sentence at a time: a target and a move must meet in one sentence without a
     // negation for the move to count.
     let mut moved = false;
@@ -463,6 +473,38 @@ pub fn review(text: &str, kind: Kind, others: &[String], own: &str) -> (Level, V
     (level, all)
 }
 
+static BASE64_RUN: LazyLock<regex::Regex> =
+    LazyLock::new(|| regex::Regex::new(r"[A-Za-z0-9+/]{16,}={0,2}").expect("the base64 pattern"));
+
+/// The texts that runs of base64 in `text` decode to: only those that are UTF-8 and
+/// almost all printable (words, not bytes), at most 8 of them, each at most 4 KiB.
+fn base64_texts(text: &str) -> Vec<String> {
+    use base64::Engine;
+    let engine = &base64::engine::general_purpose::STANDARD;
+    BASE64_RUN
+        .find_iter(text)
+        .filter(|m| m.as_str().len() <= 5_500)
+        .filter_map(|m| {
+            let s = m.as_str();
+            // Padding the engine insists on.
+            let padded = format!(
+                "{}{}",
+                s.trim_end_matches('='),
+                "=".repeat((4 - s.trim_end_matches('=').len() % 4) % 4)
+            );
+            let bytes = engine.decode(padded).ok()?;
+            let t = String::from_utf8(bytes).ok()?;
+            let printable = t
+                .chars()
+                .filter(|c| !c.is_control() || c.is_whitespace())
+                .count();
+            (t.chars().any(char::is_whitespace) && printable * 100 >= t.chars().count() * 95)
+                .then_some(t)
+        })
+        .take(8)
+        .collect()
+}
+
 static OUTPUT_OF_CALL: LazyLock<regex::Regex> = LazyLock::new(|| {
     regex::Regex::new(r"\b(the|its|their|what it) (results?|outputs?|response|rows|data|contents?|returns|returned)\b")
         .expect("the output pattern")
@@ -471,7 +513,7 @@ static OUTPUT_OF_CALL: LazyLock<regex::Regex> = LazyLock::new(|| {
 /// "when send_email is called", "every time X is used", "before X is invoked".
 static SHADOW_RULE: LazyLock<regex::Regex> = LazyLock::new(|| {
     regex::Regex::new(
-        r"\b(when|whenever|every time|each time|if|once)\b.{0,60}\b(is|are) (used|called|invoked|available|run|executed)\b|\bwhen you (use|call)\b",
+        r"\b(when|whenever|every time|each time|if|once)\b.{0,60}\b(is|are) (used|called|invoked|available|run|executed|in play|in use|present|enabled|active|connected)\b|\bwhen you (use|call)\b",
     )
     .expect("the shadow pattern")
 });
