@@ -1223,6 +1223,147 @@ fn collect_survives_a_structure_aware_fuzz_of_its_http_face() {
     }
 }
 
+/// Raw bytes as a gRPC request message: what no typed client would send.
+#[derive(Clone, Default)]
+struct RawCodec;
+
+impl tonic::codec::Codec for RawCodec {
+    type Encode = Vec<u8>;
+    type Decode = Vec<u8>;
+    type Encoder = RawCodec;
+    type Decoder = RawCodec;
+    fn encoder(&mut self) -> RawCodec {
+        RawCodec
+    }
+    fn decoder(&mut self) -> RawCodec {
+        RawCodec
+    }
+}
+
+impl tonic::codec::Encoder for RawCodec {
+    type Item = Vec<u8>;
+    type Error = tonic::Status;
+    fn encode(
+        &mut self,
+        item: Vec<u8>,
+        dst: &mut tonic::codec::EncodeBuf<'_>,
+    ) -> Result<(), tonic::Status> {
+        use bytes::BufMut;
+        dst.put_slice(&item);
+        Ok(())
+    }
+}
+
+impl tonic::codec::Decoder for RawCodec {
+    type Item = Vec<u8>;
+    type Error = tonic::Status;
+    fn decode(
+        &mut self,
+        src: &mut tonic::codec::DecodeBuf<'_>,
+    ) -> Result<Option<Vec<u8>>, tonic::Status> {
+        use bytes::Buf;
+        Ok(Some(src.copy_to_bytes(src.remaining()).to_vec()))
+    }
+}
+
+#[test]
+fn collect_survives_a_fuzz_of_its_grpc_face() {
+    // The same attack kit over OTLP/gRPC: real export requests with their bytes mutated,
+    // gzip-compressed or not, the 50,000-level nesting and a message over the size cap.
+    // Every call gets OK, INVALID_ARGUMENT (kept and counted as refused, as over HTTP)
+    // or RESOURCE_EXHAUSTED; collect stays up and stops on SIGTERM with exit 0.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let cap = root().join("tests/fixtures/import/captured/pydantic-ai-genai/agent.pb");
+    let seeds = requests(&cap);
+    let mut collect = cmd(&root())
+        .args([
+            "collect",
+            "--listen",
+            "127.0.0.1:0",
+            "--grpc",
+            "127.0.0.1:0",
+        ])
+        .args(["--idle", "60", "--max-body-mib", "4", "--out"])
+        .arg(d.join("col"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(collect.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let grpc = first
+        .strip_prefix("collect: OTLP/gRPC on ")
+        .unwrap_or_else(|| panic!("{first}"))
+        .trim()
+        .to_string();
+    let _http = lines.next().unwrap().unwrap();
+    let rounds: usize = std::env::var("GROUNDCHECK_FUZZ_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(1000, |r: usize| r / 5);
+    let deep = groundcheck::synth::attack::deep_request(50_000);
+    let big = vec![0x0a_u8; 5 << 20];
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (accepted, refused) = rt.block_on(async {
+        let channel = tonic::transport::Channel::from_shared(format!("http://{grpc}"))
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        let mut m = crate::support::Mutator::new(0x2F6B_3C1A_9D0E_4417);
+        const TOKENS: &[&[u8]] = &[b"\x0a", b"\x12", b"\x1a", b"\xff\xff\xff\xff\x0f", b"\x00"];
+        let (mut accepted, mut refused) = (0usize, 0usize);
+        for i in 0..rounds {
+            let body = match i % 29 {
+                5 => deep.clone(),
+                13 => big.clone(),
+                _ => {
+                    let k = m.below(seeds.len());
+                    m.mutate(&seeds[k], TOKENS, 64, 32)
+                }
+            };
+            let mut client =
+                tonic::client::Grpc::new(channel.clone()).max_encoding_message_size(16 << 20);
+            if m.below(3) == 0 {
+                client = client.send_compressed(tonic::codec::CompressionEncoding::Gzip);
+            }
+            client.ready().await.unwrap();
+            let path = tonic::codegen::http::uri::PathAndQuery::from_static(
+                "/opentelemetry.proto.collector.trace.v1.TraceService/Export",
+            );
+            let r = tokio::time::timeout(
+                std::time::Duration::from_secs(20),
+                client.unary(tonic::Request::new(body), path, RawCodec),
+            )
+            .await
+            .unwrap_or_else(|_| panic!("round {i}: no answer in 20 s"));
+            match r {
+                Ok(_) => accepted += 1,
+                Err(s) if s.code() == tonic::Code::InvalidArgument => refused += 1,
+                Err(s) if s.code() == tonic::Code::ResourceExhausted => {}
+                Err(s) => panic!("round {i}: {s:?}"),
+            }
+        }
+        (accepted, refused)
+    });
+    assert!(collect.try_wait().unwrap().is_none(), "collect died");
+    unsafe { libc::kill(collect.id() as i32, libc::SIGTERM) };
+    let status = collect.wait().unwrap();
+    let summary: Vec<String> = lines.map_while(Result::ok).collect();
+    let summary = summary.join("\n");
+    assert!(status.success(), "{summary}");
+    assert!(
+        summary.contains(&format!("collect: {accepted} request(s), ")),
+        "{accepted} accepted: {summary}"
+    );
+    assert!(refused > 0, "the fuzz refused nothing: {summary}");
+    assert!(
+        summary.contains(&format!("collect: {refused} request(s) refused")),
+        "{refused} refused: {summary}"
+    );
+}
+
 /// How the agent reaches the gateway.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Face {

@@ -43,10 +43,12 @@ impl NamedService for TraceService {
     const NAME: &'static str = "opentelemetry.proto.collector.trace.v1.TraceService";
 }
 
-#[derive(Clone, Default)]
-struct Checked;
+/// The codec of the Export method; a request that is not OTLP is refused and, as over
+/// HTTP, kept in the rejects folder and counted.
+#[derive(Clone)]
+struct Checked(Arc<Collector>);
 
-struct CheckedDecoder;
+struct CheckedDecoder(Arc<Collector>);
 
 impl Decoder for CheckedDecoder {
     type Item = ExportTraceServiceRequest;
@@ -54,9 +56,19 @@ impl Decoder for CheckedDecoder {
 
     fn decode(&mut self, buf: &mut DecodeBuf<'_>) -> Result<Option<Self::Item>, Status> {
         let bytes = buf.copy_to_bytes(buf.remaining());
-        super::otlp::decode_request(&bytes)
-            .map(Some)
-            .map_err(|e| Status::invalid_argument(format!("not an OTLP trace export: {e}")))
+        match super::otlp::decode_request(&bytes) {
+            Ok(r) => Ok(Some(r)),
+            Err(e) => {
+                let why = format!("not an OTLP trace export: {e}");
+                let kept = self.0.reject(&bytes, &why);
+                eprintln!(
+                    "collect: refused a gRPC request ({why}){}",
+                    kept.map(|p| format!("; its body is kept in {}", p.display()))
+                        .unwrap_or_default()
+                );
+                Err(Status::invalid_argument(why))
+            }
+        }
     }
 }
 
@@ -71,7 +83,7 @@ impl Codec for Checked {
     }
 
     fn decoder(&mut self) -> Self::Decoder {
-        CheckedDecoder
+        CheckedDecoder(self.0.clone())
     }
 }
 
@@ -115,10 +127,18 @@ where
             }
             let mut gzip = tonic::codec::EnabledCompressionEncodings::default();
             gzip.enable(CompressionEncoding::Gzip);
-            let mut grpc = tonic::server::Grpc::new(Checked)
+            let mut grpc = tonic::server::Grpc::new(Checked(this.collector.clone()))
                 .apply_compression_config(gzip, Default::default())
                 .apply_max_message_size_config(Some(this.max_bytes), None);
-            Ok(grpc.unary(Export(this.collector), req).await)
+            let mut resp = grpc.unary(Export(this.collector), req).await;
+            // tonic says OUT_OF_RANGE for a message over the size cap, a code OTLP
+            // exporters retry (the same request, forever); RESOURCE_EXHAUSTED without
+            // RetryInfo is the one they give up on.
+            let h = resp.headers_mut();
+            if h.get("grpc-status").is_some_and(|v| v == "11") {
+                h.insert("grpc-status", http::HeaderValue::from_static("8"));
+            }
+            Ok(resp)
         })
     }
 }
