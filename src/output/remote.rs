@@ -5,7 +5,9 @@
 //! (`PREFIX/.groundcheck-set.json`) is written, each file is renamed to its final key
 //! (object_store's rename: copy, then delete), and the marker is removed last. A project
 //! read while the marker is there (an upload cut between its renames) is refused with a
-//! sentence (engine::session). A failed or interrupted verb uploads nothing; the staging
+//! sentence (engine::session). What the verb removed in its folder (a stale rejects.jsonl
+//! of an earlier run) is deleted from the bucket before the marker goes. A failed or
+//! interrupted verb uploads nothing; the staging
 //! folder is removed either way, and ones a killed process left are removed at the next
 //! start (output::set::reap_staging), as are staging prefixes older than a day.
 
@@ -47,6 +49,7 @@ impl Staging {
         crate::output::set::reap_staging();
         std::fs::create_dir_all(&local).map_err(|e| Error::io(local.display(), e))?;
         crate::output::track_temporary(&local);
+        crate::output::set::stage(&local);
         Ok(Staging {
             local,
             store,
@@ -117,6 +120,20 @@ impl Staging {
                 .await
                 .map_err(|e| cannot(&url, &e))?;
             done.push(url);
+        }
+        // What the verb removed (a stale rejects.jsonl) goes too, unless it wrote it anew.
+        for rel in crate::output::set::staged_removals() {
+            if files.iter().any(|f| {
+                f.strip_prefix(&self.local)
+                    .is_ok_and(|r| r == Path::new(&rel))
+            }) {
+                continue;
+            }
+            let key = self.key(&rel)?;
+            match self.store.delete(&key).await {
+                Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
+                Err(e) => return Err(cannot(&format!("{}/{rel}", self.display), &e)),
+            }
         }
         self.store.delete(&marker).await.map_err(|e| {
             cannot(

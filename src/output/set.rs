@@ -38,6 +38,26 @@ struct Journal {
 
 static SET: Mutex<Option<Journal>> = Mutex::new(None);
 
+/// The staging folder of an `--out s3://` run and the paths (relative to it) the verb
+/// removed there: an earlier output the verb would have removed in a local folder (a
+/// stale rejects.jsonl) is deleted from the bucket with the upload (remote.rs).
+static STAGED: Mutex<Option<(PathBuf, Vec<String>)>> = Mutex::new(None);
+
+/// Marks `dir` as the staging folder of an upload: removals below it are remembered.
+pub fn stage(dir: &Path) {
+    *STAGED.lock().unwrap_or_else(|p| p.into_inner()) = Some((dir.to_path_buf(), Vec::new()));
+}
+
+/// The paths the verb removed in the staging folder, to delete from the bucket.
+pub fn staged_removals() -> Vec<String> {
+    STAGED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+        .map(|(_, r)| r.clone())
+        .unwrap_or_default()
+}
+
 fn lock() -> std::sync::MutexGuard<'static, Option<Journal>> {
     SET.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -155,8 +175,18 @@ pub fn replace(new: &Path, target: &Path) -> std::io::Result<()> {
 }
 
 /// Removes an earlier output at `target` (absent is fine); inside the open set it is
-/// moved aside, to come back if the verb does not end well.
+/// moved aside, to come back if the verb does not end well; in an upload's staging folder
+/// it is remembered, to be deleted from the bucket.
 pub fn remove(target: &Path) -> std::io::Result<()> {
+    if let Some((dir, removed)) = STAGED.lock().unwrap_or_else(|p| p.into_inner()).as_mut()
+        && let Ok(rel) = crate::store::location::lexical(target)
+            .strip_prefix(crate::store::location::lexical(dir))
+    {
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        if safe_rel(&rel) && !removed.contains(&rel) {
+            removed.push(rel);
+        }
+    }
     let mut set = lock();
     if let Some(j) = set.as_mut()
         && let Some(rel) = j.rel(target)

@@ -313,6 +313,51 @@ impl DyingRelay {
     }
 }
 
+#[test]
+fn s3_a_clean_rerun_removes_the_stale_rejects_from_the_bucket() {
+    // Locally a clean rerun removes the rejects.jsonl an earlier run left; into a bucket it
+    // did not (the verb writes into a fresh staging folder): now what the verb removes is
+    // deleted from the bucket with the upload, and the folder is what a local run leaves.
+    let Some(s3) = start() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad");
+    copy_dir(&demo(), &bad);
+    let trace = std::fs::read_dir(bad.join("traces"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .unwrap();
+    let mut text = std::fs::read_to_string(&trace).unwrap();
+    text.push_str("{not json\n");
+    std::fs::write(&trace, text).unwrap();
+    let url = "s3://lake/out/rejects";
+    let in_bucket = s3.root.path().join("lake/out/rejects");
+    let b = bad.to_str().unwrap();
+    s3.ok(
+        tmp.path(),
+        &[
+            "report",
+            "-q",
+            "--data",
+            b,
+            "--on-bad-line",
+            "skip",
+            "--out",
+            url,
+        ],
+    );
+    assert!(in_bucket.join("rejects.jsonl").is_file());
+    let dd = demo();
+    let dd = dd.to_str().unwrap();
+    s3.ok(tmp.path(), &["report", "-q", "--data", dd, "--out", url]);
+    s3.ok(
+        tmp.path(),
+        &["report", "-q", "--data", dd, "--out", "local"],
+    );
+    assert!(!in_bucket.join("rejects.jsonl").exists());
+    assert_eq!(visible(&in_bucket), tree(&tmp.path().join("local")));
+}
+
 /// The objects of a bucket folder that readers take for outputs: not under a hidden name.
 fn visible(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
     tree(dir)
