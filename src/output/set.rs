@@ -159,19 +159,32 @@ fn safe_rel(p: &str) -> bool {
 /// non-empty one).
 pub fn replace(new: &Path, target: &Path) -> std::io::Result<()> {
     let mut set = lock();
-    if let Some(j) = set.as_mut()
-        && let Some(rel) = j.rel(target)
-    {
-        if j.closed {
-            return Err(std::io::Error::other(
-                "the verb is stopping: outputs are not replaced",
-            ));
-        }
+    if let Some((j, rel)) = member(&mut set, target)? {
         j.aside(&rel, target)?;
         return std::fs::rename(new, target);
     }
     drop(set);
     plain_replace(new, target)
+}
+
+/// The open set's journal and `target`'s path in it, when `target` is inside the set; an
+/// error once the set is closed (the verb is stopping).
+fn member<'a>(
+    set: &'a mut Option<Journal>,
+    target: &Path,
+) -> std::io::Result<Option<(&'a mut Journal, String)>> {
+    let Some(j) = set.as_mut() else {
+        return Ok(None);
+    };
+    let Some(rel) = j.rel(target) else {
+        return Ok(None);
+    };
+    if j.closed {
+        return Err(std::io::Error::other(
+            "the verb is stopping: its outputs are left as they are",
+        ));
+    }
+    Ok(Some((j, rel)))
 }
 
 /// Removes an earlier output at `target` (absent is fine); inside the open set it is
@@ -188,14 +201,7 @@ pub fn remove(target: &Path) -> std::io::Result<()> {
         }
     }
     let mut set = lock();
-    if let Some(j) = set.as_mut()
-        && let Some(rel) = j.rel(target)
-    {
-        if j.closed {
-            return Err(std::io::Error::other(
-                "the verb is stopping: outputs are not removed",
-            ));
-        }
+    if let Some((j, rel)) = member(&mut set, target)? {
         if std::fs::symlink_metadata(target).is_err() {
             return Ok(()); // nothing to remove, nothing to put back
         }
