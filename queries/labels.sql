@@ -25,15 +25,28 @@
 --   A case with gold.expected_calls gets task_tool_calls' figures beside the seed's
 --   (tool_calls_valid … forbidden_tool_calls, NULL for other cases); a case with expected
 --   calls and no gold.answer is scored by its calls alone: correct = tool_calls_valid,
---   and no answer step is no reason for review.
+--   and no answer step is no reason for review; a task whose calls are invalid has its
+--   failure named by tool_calls_reason, so it is no "failed, but no failure symptom".
+--   not_scored (issue #50, "score a project on what it has"): the figures this task is
+--   not scored on because the project lacks what they are measured against, each left
+--   NULL with no review reason: 'grounding' when the case names no required or forbidden
+--   field (task_grounding.grounding_scored: grounded is then NULL unless a failure
+--   symptom makes it false); 'policy' when the project has no policies row and no policy
+--   oracle ran (policy_violations NULL, no "no policy row" reason; a project with
+--   policies but none for this user still goes to review); 'definition' when the project
+--   has no glossary (definition_match is then NULL, as for a question without a term);
+--   'cost' when nothing priced the task (task_cost.cost_source none: cost_usd NULL).
+--   queries/not_scored.sql turns them into the report's one note per server.
 -- grain: (run_id, server, case_id)
 -- inputs: tasks, task_grounding, task_definition_match, task_freshness, call_policy, task_cost,
---   trace_clarifications, failure_evidence, task_tool_calls, reviews
+--   trace_clarifications, failure_evidence, task_tool_calls, reviews, policies,
+--   external_policy, glossary
 -- nulls: correct is NULL when the answer cannot be read (or there is none); grounded is
 --   NULL when the grounding cannot be decided; a task whose case_id is not in cases (no
 --   gold record, or its line was refused) is left unlabeled: correct, grounded and
 --   failure_class NULL, with the reason; human_* are NULL for unlabeled cases;
---   agrees_with_human is NULL when either side is NULL
+--   agrees_with_human is NULL when either side is NULL; policy_violations is NULL when
+--   policy is not scored (not_scored); not_scored is an empty list when every figure is
 WITH decided AS (
   SELECT r.*, row_number() OVER (PARTITION BY run_id, server, case_id ORDER BY decided_at DESC NULLS LAST) AS n
   FROM reviews r
@@ -54,6 +67,10 @@ fe AS (
     array_sort(array_distinct(array_agg(class || '/' || rule))) AS rules
   FROM failure_evidence GROUP BY run_id, server, case_id
 ),
+project AS (
+  SELECT (SELECT count(*) FROM policies) + (SELECT count(*) FROM external_policy) > 0 AS has_policies,
+    (SELECT count(*) FROM glossary) > 0 AS has_glossary
+),
 base AS (
   SELECT t.run_id, t.server, t.case_id, t.user_role, t.as_user, t.answer,
     CASE WHEN NOT t.has_case THEN NULL
@@ -65,8 +82,10 @@ base AS (
     g.grounding_precision, g.grounding_recall, g.task_recall, g.argument_tools, g.fields_used, g.forbidden_used, g.field_reasons,
     d.business_terms, d.definition_match, d.definition_mismatched, d.definition_unsure,
     f.freshness_pass, f.freshness_unknown, f.bound_hours IS NOT NULL AS freshness_bound,
-    coalesce(p.calls, 0) AS calls, coalesce(p.policy_violations, 0) AS policy_violations,
-    coalesce(p.no_policy, false) AS no_policy, coalesce(p.policy_unsure, CAST([] AS VARCHAR[])) AS policy_unsure,
+    coalesce(p.calls, 0) AS calls,
+    CASE WHEN pr.has_policies THEN coalesce(p.policy_violations, 0) END AS policy_violations,
+    pr.has_policies AND coalesce(p.no_policy, false) AS no_policy, coalesce(p.policy_unsure, CAST([] AS VARCHAR[])) AS policy_unsure,
+    g.grounding_scored, pr.has_policies, pr.has_glossary,
     coalesce(q.clarification_turns, 0) AS clarification_turns, c.cost_usd, c.cost_source, c.unpriced_models,
     coalesce(fe.symptom_classes, CAST([] AS VARCHAR[])) AS failure_classes,
     coalesce(fe.hedged, false) AS hedged,
@@ -76,6 +95,7 @@ base AS (
     CASE WHEN t.is_source_trace THEN t.label_grounded END AS human_grounded,
     CASE WHEN t.is_source_trace AND t.label_correct IS NOT NULL THEN coalesce(t.label_failure_class, '-') END AS human_class
   FROM tasks t
+  CROSS JOIN project pr
   JOIN task_grounding g ON g.run_id = t.run_id AND g.server = t.server AND g.case_id = t.case_id
   JOIN task_definition_match d ON d.run_id = t.run_id AND d.server = t.server AND d.case_id = t.case_id
   JOIN task_freshness f ON f.run_id = t.run_id AND f.server = t.server AND f.case_id = t.case_id
@@ -92,6 +112,7 @@ grounding AS (
     CASE
       WHEN NOT has_case THEN NULL
       WHEN cardinality(failure_classes) > 0 THEN false
+      WHEN NOT grounding_scored THEN NULL
       WHEN task_recall IS NOT NULL AND task_recall < 1.0 THEN false
       WHEN cardinality(field_reasons) > 0 OR cardinality(definition_unsure) > 0 THEN NULL
       ELSE true
@@ -124,13 +145,13 @@ SELECT run_id, server, case_id, user_role, as_user,
     CASE WHEN answer IS NULL AND NOT scored_by_calls THEN ['no answer step'] ELSE CAST([] AS VARCHAR[]) END,
     CASE WHEN answer IS NOT NULL AND correct IS NULL AND NOT scored_by_calls THEN ['answer cannot be read against the gold answer'] ELSE CAST([] AS VARCHAR[]) END,
     CASE WHEN tool_calls_reason IS NOT NULL AND tool_calls_valid IS NULL THEN ['expected calls not read: ' || tool_calls_reason] ELSE CAST([] AS VARCHAR[]) END,
-    CASE WHEN cardinality(field_reasons) > 0 THEN ['SQL not resolved: ' || array_to_string(field_reasons, '; ')] ELSE CAST([] AS VARCHAR[]) END,
+    CASE WHEN cardinality(field_reasons) > 0 AND grounding_scored THEN ['SQL not resolved: ' || array_to_string(field_reasons, '; ')] ELSE CAST([] AS VARCHAR[]) END,
     CASE WHEN cardinality(definition_unsure) > 0 THEN ['definition undecided for: ' || array_to_string(definition_unsure, ', ')] ELSE CAST([] AS VARCHAR[]) END,
     CASE WHEN freshness_unknown THEN ['result age unknown (no timestamps)'] ELSE CAST([] AS VARCHAR[]) END,
     CASE WHEN no_policy THEN ['no policy row for ' || as_user] ELSE CAST([] AS VARCHAR[]) END,
     CASE WHEN cardinality(policy_unsure) > 0 THEN ['policy not checked: ' || array_to_string(policy_unsure, '; ')] ELSE CAST([] AS VARCHAR[]) END,
     CASE WHEN cardinality(unpriced_models) > 0 THEN ['no price for model ' || array_to_string(unpriced_models, ', ')] ELSE CAST([] AS VARCHAR[]) END,
-    CASE WHEN (correct = false OR grounded = false) AND failure_class IS NULL
+    CASE WHEN (correct = false OR grounded = false) AND failure_class IS NULL AND NOT coalesce(tool_calls_valid = false, false)
       THEN ['failed, but no failure symptom found' || CASE WHEN hedged THEN ' (the reasoning hedged)' ELSE '' END]
       ELSE CAST([] AS VARCHAR[]) END,
     CASE WHEN task_recall < 1.0 AND cardinality(argument_tools) > 0
@@ -138,6 +159,12 @@ SELECT run_id, server, case_id, user_role, as_user,
       ELSE CAST([] AS VARCHAR[]) END,
     CASE WHEN hedged_only THEN ['the reasoning hedged, but what was read is grounded: confirm'] ELSE CAST([] AS VARCHAR[]) END
   ) END AS review_reasons,
+  CASE WHEN NOT has_case THEN CAST([] AS VARCHAR[]) ELSE array_concat(
+    CASE WHEN grounding_scored THEN CAST([] AS VARCHAR[]) ELSE ['grounding'] END,
+    CASE WHEN has_policies THEN CAST([] AS VARCHAR[]) ELSE ['policy'] END,
+    CASE WHEN has_glossary THEN CAST([] AS VARCHAR[]) ELSE ['definition'] END,
+    CASE WHEN cost_usd IS NULL THEN ['cost'] ELSE CAST([] AS VARCHAR[]) END
+  ) END AS not_scored,
   human_correct, human_grounded, nullif(human_class, '-') AS human_failure_class,
   CASE WHEN human_correct IS NULL OR correct IS NULL OR grounded IS NULL THEN NULL
        ELSE human_correct = correct AND human_grounded = grounded
@@ -163,5 +190,5 @@ SELECT run_id, server, case_id, user_role, as_user,
             AND coalesce(human_failure_class, '-') = coalesce(final_class, '-') END AS agrees_with_human,
   correct AS auto_correct, grounded AS auto_grounded, failure_class AS auto_failure_class, reviewed_by,
   tool_calls_valid, tool_calls_reason, tool_selection_precision, tool_selection_recall,
-  argument_accuracy, tool_call_f1, exact_sequence, forbidden_tool_calls
+  argument_accuracy, tool_call_f1, exact_sequence, forbidden_tool_calls, not_scored
 FROM reviewed

@@ -21,7 +21,11 @@
 --   has gold.expected_calls (task_tool_calls): tool_call_tasks, tool_calls_valid_rate
 --   (BFCL's accuracy), the means of tool_selection_precision, tool_selection_recall,
 --   argument_accuracy and tool_call_f1 over those tasks, and exact_sequence_rate; NULL
---   when no case has expected calls.
+--   when no case has expected calls. A figure no task of the row is scored on (labels'
+--   not_scored: a project without required fields, policies or a glossary) is NULL, not
+--   0: correct_and_grounded, correct_not_grounded and cost_per_correct_answer_usd when no
+--   task's grounding is scored, policy_violation_rate over the calls of tasks whose
+--   policy is scored (NULL when none is); queries/not_scored.sql says which and why.
 -- grain: (server, run_id)
 -- inputs: labels
 -- nulls: means and costs are rounded (12 and 10 decimals) so that the order of
@@ -32,15 +36,16 @@ SELECT
   run_id,
   count(*) AS cases,
   count(*) FILTER (WHERE correct) AS correct,
-  count(*) FILTER (WHERE correct AND grounded) AS correct_and_grounded,
+  CASE WHEN bool_or(NOT array_has(not_scored, 'grounding')) THEN count(*) FILTER (WHERE correct AND grounded) END AS correct_and_grounded,
   round(avg(grounding_precision), 12) AS grounding_precision,
   round(avg(grounding_recall), 12) AS grounding_recall,
   CAST(count(*) FILTER (WHERE definition_match) AS DOUBLE) / nullif(count(*) FILTER (WHERE business_terms > 0), 0) AS definition_match_rate,
   CAST(count(*) FILTER (WHERE freshness_pass) AS DOUBLE) / nullif(count(*) FILTER (WHERE freshness_bound), 0) AS freshness_pass_rate,
-  CAST(sum(policy_violations) AS DOUBLE) / nullif(sum(calls), 0) AS policy_violation_rate,
+  CAST(sum(policy_violations) AS DOUBLE) / nullif(sum(calls) FILTER (WHERE policy_violations IS NOT NULL), 0) AS policy_violation_rate,
   CAST(sum(clarification_turns) AS DOUBLE) / count(*) AS clarification_loops_per_task,
   round(sum(cost_usd), 10) AS cost_total_usd,
-  round(sum(cost_usd) / nullif(count(*) FILTER (WHERE correct AND grounded), 0), 10) AS cost_per_correct_answer_usd,
+  CASE WHEN bool_or(NOT array_has(not_scored, 'grounding'))
+    THEN round(sum(cost_usd) / nullif(count(*) FILTER (WHERE correct AND grounded), 0), 10) END AS cost_per_correct_answer_usd,
   named_struct(
     'entity', count(*) FILTER (WHERE failure_class = 'entity'),
     'semantic', count(*) FILTER (WHERE failure_class = 'semantic'),
@@ -50,7 +55,7 @@ SELECT
   ) AS failures_by_class,
   count(*) FILTER (WHERE needs_human_review) AS needs_human_review,
   CAST(count(*) FILTER (WHERE correct) AS DOUBLE) / count(*) AS pass_rate,
-  count(*) FILTER (WHERE correct AND grounded = false) AS correct_not_grounded,
+  CASE WHEN bool_or(NOT array_has(not_scored, 'grounding')) THEN count(*) FILTER (WHERE correct AND grounded = false) END AS correct_not_grounded,
   count(*) FILTER (WHERE correct IS NULL) AS correct_undecided,
   count(*) FILTER (WHERE tool_calls_valid IS NOT NULL OR tool_calls_reason IS NOT NULL) AS tool_call_tasks,
   CAST(count(*) FILTER (WHERE tool_calls_valid) AS DOUBLE)

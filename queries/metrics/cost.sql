@@ -9,8 +9,10 @@
 -- grain: (run_id, server, case_id)
 -- inputs: steps, pricing, cases
 -- nulls: cost_usd (rounded to 1e-10 USD, so that the order floating-point sums run in
---   cannot change a byte of the output) is never NULL (nothing to go by: 0, cost_source
---   none); unpriced_models lists models whose tokens had no price and no reported USD
+--   cannot change a byte of the output) is NULL when there is nothing to go by (no
+--   reported USD, no priced token or tool, no case cost block: cost_source none; labels
+--   then list 'cost' in not_scored, issue #50: an unknown cost is not a free task);
+--   unpriced_models lists models whose tokens had no price and no reported USD
 --   (their tokens are not in cost_usd)
 WITH priced AS (
   SELECT s.run_id, s.server, s.case_id, s.kind, s.model, s.usd,
@@ -44,7 +46,6 @@ SELECT p.run_id, p.server, p.case_id,
   CASE
     WHEN p.reported OR p.priced THEN p.trace_usd
     WHEN p.is_source_trace AND p.case_usd IS NOT NULL THEN round(p.case_usd, 10)
-    ELSE 0.0
   END AS cost_usd,
   CASE
     WHEN p.reported AND p.priced THEN 'reported+priced'

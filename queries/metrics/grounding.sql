@@ -19,10 +19,18 @@
 --   argument_tools: tools the task called that have no lineage (no tool_context row and
 --   none inferred: call_fields.lineage_source = arguments), whose calls count as reading
 --   `tool.argument` fields only.
+--   grounding_scored: whether the case says what grounds it, by naming a required or a
+--   forbidden field. Our choice (issue #50, "score a project on what it has"): an empty
+--   required set says nothing about the right reason (BFCL's cases and other tool-call
+--   projects name none: the schema requires the key, not its content), so such a task's
+--   grounding is not scored: grounding_precision NULL (not 0 against an empty set),
+--   recall NULL, and labels leave grounded NULL without a review reason. A case whose
+--   task must read no data says so with forbidden_fields.
 -- grain: (run_id, server, case_id)
 -- inputs: call_fields, tasks
 -- nulls: means are rounded to 12 decimals (the order of a floating-point sum must not
---   change the output); grounding_precision is NULL when no call used a field;
+--   change the output); grounding_precision is NULL when no call used a field or when
+--   grounding is not scored;
 --   grounding_recall and task_recall are NULL when the gold record requires no field
 WITH per_call AS (
   SELECT f.run_id, f.server, f.case_id, f.fields, f.field_reasons,
@@ -34,7 +42,8 @@ WITH per_call AS (
   WHERE NOT f.is_error
 )
 SELECT t.run_id, t.server, t.case_id,
-  round(avg(CAST(p.hits AS DOUBLE) / p.used) FILTER (WHERE p.used > 0), 12) AS grounding_precision,
+  CASE WHEN coalesce(cardinality(t.gold['required_fields']), 0) + coalesce(cardinality(t.gold['forbidden_fields']), 0) > 0
+    THEN round(avg(CAST(p.hits AS DOUBLE) / p.used) FILTER (WHERE p.used > 0), 12) END AS grounding_precision,
   CASE
     WHEN coalesce(cardinality(t.gold['required_fields']), 0) = 0 THEN NULL
     WHEN count(p.used) FILTER (WHERE p.used > 0) = 0 THEN 0.0
@@ -51,7 +60,8 @@ SELECT t.run_id, t.server, t.case_id,
   coalesce(array_sort(array_distinct(flatten(array_agg(array_intersect(p.logic_fields, p.forbidden)) FILTER (WHERE p.used > 0)))), CAST([] AS VARCHAR[])) AS forbidden_in_logic,
   coalesce(array_sort(array_distinct(flatten(array_agg(p.field_reasons)))), CAST([] AS VARCHAR[])) AS field_reasons,
   coalesce(array_sort(array_distinct(array_agg(p.tool) FILTER (WHERE p.used > 0 AND p.lineage_source = 'arguments'))), CAST([] AS VARCHAR[])) AS argument_tools,
-  count(p.used) AS calls
+  count(p.used) AS calls,
+  coalesce(cardinality(t.gold['required_fields']), 0) + coalesce(cardinality(t.gold['forbidden_fields']), 0) > 0 AS grounding_scored
 FROM tasks t
 LEFT JOIN per_call p ON p.run_id = t.run_id AND p.server = t.server AND p.case_id = t.case_id
 GROUP BY t.run_id, t.server, t.case_id, t.gold

@@ -118,6 +118,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     eprint!("{}", report::lineage_warnings(&labels).await?);
     out!("{}", report::policy_banner(&labels).await?);
     out!("{}", report::report_table(&report)?);
+    out!("{}", report::not_scored(&labels).await?);
     outln!();
     out!("{}", report::agreement(&labels).await?);
     eprintln!(

@@ -54,6 +54,7 @@ pub const FILES: &[(&str, &str)] = query_files![
     "metrics/policy.sql",
     "metrics/tool_calls.sql",
     "latest_tools.sql",
+    "not_scored.sql",
     "lineage_warnings.sql",
     "policy_banner.sql",
     "precision_recall.sql",

@@ -30,6 +30,7 @@ pub const VIEWS: &[&str] = &[
     "agreement_differences",
     "policy_banner",
     "lineage_warnings",
+    "not_scored",
 ];
 
 /// Writes the report rows as `out/report.json` and `out/report.parquet`.
@@ -67,20 +68,26 @@ pub async fn for_each_label(
 pub async fn over_labels(path: &Path, filter: Option<&str>) -> Result<SessionContext> {
     let ctx = single_partition()?;
     let file = path.to_string_lossy();
-    match filter {
-        None => {
-            ctx.register_parquet("labels", file.as_ref(), Default::default())
-                .await?
-        }
-        Some(f) => {
-            ctx.register_parquet("labels_file", file.as_ref(), Default::default())
-                .await?;
-            let df = ctx
-                .sql(&format!("SELECT * FROM labels_file WHERE {f} {ORDER}"))
-                .await?;
-            ctx.register_table("labels", df.into_view())?;
-        }
-    }
+    ctx.register_parquet("labels_file", file.as_ref(), Default::default())
+        .await?;
+    // Labels written before `not_scored` existed (a baseline kept from an earlier
+    // release) read as scored on everything, as they were.
+    let has_not_scored = ctx
+        .table("labels_file")
+        .await?
+        .schema()
+        .has_column_with_unqualified_name("not_scored");
+    let extra = if has_not_scored {
+        ""
+    } else {
+        ", CAST([] AS VARCHAR[]) AS not_scored"
+    };
+    let sql = match filter {
+        None => format!("SELECT *{extra} FROM labels_file"),
+        Some(f) => format!("SELECT *{extra} FROM labels_file WHERE {f} {ORDER}"),
+    };
+    let df = ctx.sql(&sql).await?;
+    ctx.register_table("labels", df.into_view())?;
     crate::engine::tables::register_failure_classes(&ctx)?;
     queries::register_named(&ctx, VIEWS).await?;
     Ok(ctx)
@@ -187,7 +194,17 @@ pub fn report_json(batches: &[RecordBatch]) -> Result<String> {
 /// correct_undecided and correct_not_grounded beside what they come from, and the tool-call figures when some
 /// case lists expected calls (docs/tool-calls.md).
 pub fn table_fields(rows: &[serde_json::Map<String, Value>]) -> Vec<String> {
+    let n = |r: &serde_json::Map<String, Value>, k: &str| r.get(k).and_then(Value::as_i64);
+    // A tool-call project (every task's case lists expected calls, BFCL's say) is
+    // judged by its calls: their figures come first (issue #50).
+    let calls_only = !rows.is_empty()
+        && rows
+            .iter()
+            .all(|r| n(r, "tool_call_tasks").is_some_and(|t| t > 0 && Some(t) == n(r, "cases")));
     let mut out = Vec::new();
+    if calls_only {
+        out.extend(TOOL_CALL_FIELDS.iter().map(|f| f.to_string()));
+    }
     for f in &REPORT_FIELDS[2..] {
         if *f == "failures_by_class" {
             out.extend(CLASSES.iter().map(|c| format!("{f}.{c}")));
@@ -201,11 +218,11 @@ pub fn table_fields(rows: &[serde_json::Map<String, Value>]) -> Vec<String> {
             _ => {}
         }
     }
-    if rows.iter().any(|r| {
-        r.get("tool_call_tasks")
-            .and_then(Value::as_i64)
-            .is_some_and(|n| n > 0)
-    }) {
+    if !calls_only
+        && rows
+            .iter()
+            .any(|r| n(r, "tool_call_tasks").is_some_and(|t| t > 0))
+    {
         out.extend(TOOL_CALL_FIELDS.iter().map(|f| f.to_string()));
     }
     out
@@ -268,6 +285,12 @@ pub async fn agreement(ctx: &SessionContext) -> Result<String> {
         .next()
         .unwrap_or_default();
     let n = |k: &str| row.get(k).and_then(Value::as_i64).unwrap_or(0);
+    if n("labeled") == 0 && n("reviewed") == 0 {
+        // BFCL's cases and other imported suites: nothing to compare, one line says so.
+        return Ok(
+            "agreement with hand labels: no task has a hand label or a review decision\n".into(),
+        );
+    }
     let mut out = format!(
         "agreement with hand labels: {} of {} hand-labeled tasks agree\n",
         n("agree"),
@@ -312,6 +335,27 @@ pub async fn agreement(ctx: &SessionContext) -> Result<String> {
         }
     }
     Ok(out)
+}
+
+/// What the report's servers are not scored on and why (queries/not_scored.sql): one
+/// line per server and figure, empty when everything is scored.
+pub async fn not_scored(ctx: &SessionContext) -> Result<String> {
+    let (_, batches) = collect(ctx, "SELECT * FROM not_scored ORDER BY server, figure").await?;
+    Ok(rows_as_json(&batches)?
+        .iter()
+        .map(|r| {
+            let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("?");
+            let n = |k: &str| r.get(k).and_then(Value::as_i64).unwrap_or(0);
+            format!(
+                "not scored on {}: {} in {} of {} task(s): {}\n",
+                s("server"),
+                s("figure"),
+                n("tasks"),
+                n("of_tasks"),
+                s("reason")
+            )
+        })
+        .collect())
 }
 
 /// Shown before anything else: seed 000 calls any policy violation a release blocker

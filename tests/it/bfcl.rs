@@ -152,6 +152,42 @@ fn bfcl_import_reads_both_result_styles_and_names_bad_lines() {
          prompting,irrelevance_3,false,false,0.0\n\
          prompting,simple_python_9,true,true,1.0\n"
     );
+    // Scored on what it has (issue #50): a BFCL project has no required fields, policies,
+    // glossary or prices, so those figures are NULL, nothing goes to review for them, the
+    // report opens with the tool-call figures and one note per figure says why.
+    let report = ok(d, &["report", "--data", "p", "--out", "r"]);
+    let lines: Vec<&str> = report.lines().collect();
+    assert!(
+        lines[0].starts_with("metric") && lines[1].starts_with("tool_call_tasks"),
+        "{report}"
+    );
+    for (metric, value) in [
+        ("needs_human_review", "0"),
+        ("correct_and_grounded", "-"),
+        ("grounding_precision", "-"),
+        ("policy_violation_rate", "-"),
+        ("cost_per_correct_answer_usd", "-"),
+    ] {
+        let line = lines
+            .iter()
+            .find(|l| l.split_whitespace().next() == Some(metric))
+            .unwrap_or_else(|| panic!("{metric} missing:\n{report}"));
+        assert!(
+            line.split_whitespace().skip(1).all(|v| v == value),
+            "{metric}: {line}"
+        );
+    }
+    for figure in ["cost", "definition", "grounding", "policy"] {
+        for server in ["fc", "prompting"] {
+            assert!(
+                report.contains(&format!(
+                    "not scored on {server}: {figure} in 2 of 2 task(s): "
+                )),
+                "{figure} on {server}:\n{report}"
+            );
+        }
+    }
+    assert!(!report.contains("no policy row"), "{report}");
     // BFCL's files name their cases: the flags that tie traces to cases are refused.
     let r = crate::support::run(
         d,
