@@ -63,6 +63,23 @@ impl From<DataFusionError> for Error {
     }
 }
 
+/// An error and its causes as one line, `outer: inner`, leaving out a cause whose text
+/// the level above already shows (DataFusion's errors repeat their source in their own
+/// text, so `{:#}` printed a schema error four times).
+pub fn chain_text<'a>(
+    chain: impl IntoIterator<Item = &'a (dyn std::error::Error + 'static)>,
+) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for e in chain {
+        let t = e.to_string();
+        if parts.last().is_some_and(|p| p.contains(t.trim())) {
+            continue;
+        }
+        parts.push(t);
+    }
+    parts.join(": ")
+}
+
 /// An error text that is a library's debug dump, said as a sentence (None: it is one
 /// already). Ballista's client surfaces a refused connection as tonic's
 /// (`tonic::transport::Error(Transport, ConnectError("tcp connect error", ADDR, Os {…
@@ -155,5 +172,26 @@ mod tests {
             "cannot reach the Ballista scheduler at 127.0.0.1:1: Connection refused (start one with `groundcheck scheduler`, or check --cluster)"
         );
         assert_eq!(super::sentence("Execution error: other"), None);
+    }
+
+    /// A DataFusion error quotes its source in its own text: the line says it once.
+    #[test]
+    fn a_cause_the_level_above_quotes_is_said_once() {
+        use datafusion::common::{Column, DataFusionError, SchemaError};
+        let schema = SchemaError::FieldNotFound {
+            field: Box::new(Column::from_name("needs_review")),
+            valid_fields: vec![],
+        };
+        let e = anyhow::Error::new(DataFusionError::Context(
+            "planning".into(),
+            Box::new(DataFusionError::SchemaError(
+                Box::new(schema),
+                Box::new(None),
+            )),
+        ))
+        .context("query failed");
+        let text = super::chain_text(e.chain());
+        assert_eq!(text.matches("needs_review").count(), 1, "{text}");
+        assert!(text.starts_with("query failed: "), "{text}");
     }
 }

@@ -52,7 +52,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            let text = format!("{e:#}");
+            let text = groundcheck::error::chain_text(e.chain());
             eprintln!(
                 "error: {}",
                 groundcheck::error::sentence(&text).unwrap_or(text)

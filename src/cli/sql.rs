@@ -189,6 +189,6 @@ async fn interactive(session: &Session, args: &Args) -> anyhow::Result<()> {
 
 fn report(r: anyhow::Result<()>) {
     if let Err(e) = r {
-        eprintln!("error: {e:#}");
+        eprintln!("error: {}", groundcheck::error::chain_text(e.chain()));
     }
 }
