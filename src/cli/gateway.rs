@@ -59,9 +59,10 @@ pub struct Args {
     #[arg(long, value_name = "TOOL=RANGE", value_parser = parse_range)]
     client_range: Vec<(String, String)>,
 
-    /// Re-read the server's tools/list every SECS seconds, for servers that change their
-    /// schemas without sending list_changed (the new schemas are judged and checked as
-    /// after list_changed).
+    /// Re-read the server's tools/list every SECS seconds (the new schemas are judged and
+    /// checked as after list_changed). By default every 60 seconds for a server that does
+    /// not say it sends list_changed (`capabilities.tools.listChanged`), and never for one
+    /// that does; given, for every server; 0 turns it off.
     #[arg(long, value_name = "SECS", value_parser = super::common::parse_seconds)]
     relist_every: Option<f64>,
 
@@ -112,7 +113,8 @@ pub struct Args {
 
     /// Serve agents over streamable HTTP at ADDR (e.g. 127.0.0.1:8931; port 0 picks one)
     /// instead of stdio: endpoint http://ADDR/mcp, one gateway session (server
-    /// connection, trace) per agent session, the stateless 2026-07-28 agents sharing one.
+    /// connection, guard, trace) per agent session, and per sessionless 2026-07-28 agent
+    /// (known by its Groundcheck-Agent header, else its client info and address).
     /// The address is printed on stderr; SIGINT/SIGTERM ends every session and exits.
     #[arg(long, value_name = "ADDR")]
     listen: Option<String>,
@@ -137,6 +139,12 @@ pub struct Args {
     /// with 503 and a sentence (idle sessions close after --session-idle).
     #[arg(long, default_value_t = 1000, value_name = "N", requires = "listen")]
     max_sessions: usize,
+
+    /// With --listen: put every sessionless (2026-07-28) agent in one gateway session,
+    /// so that they share retry counts, disabled tools and one trace (by default each
+    /// agent has its own).
+    #[arg(long, requires = "listen")]
+    shared_stateless: bool,
 
     /// Do not print drift, disabled tools and server failures on stderr (they are still
     /// in the events file).
@@ -219,9 +227,12 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         strict: !args.allow_unknown_params,
         quiet: args.quiet,
         client_ranges: args.client_range,
-        relist_every: args
-            .relist_every
-            .map(|s| Duration::from_secs_f64(s.max(0.05))),
+        relist_every: match args.relist_every {
+            Some(s) if s <= 0.0 => None,
+            Some(s) => Some(Duration::from_secs_f64(s.max(0.05))),
+            None => Some(Duration::from_secs(60)),
+        },
+        relist_always: args.relist_every.is_some(),
         pass_env: args.pass_env.clone(),
     };
     if let Some(addr) = &args.listen {
@@ -235,9 +246,12 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         let served = groundcheck::mcp::gateway::http::listen(
             cfg,
             listener,
-            idle,
-            args.sse_retry.map(|s| Duration::from_secs_f64(s.max(0.01))),
-            args.max_sessions.max(1),
+            groundcheck::mcp::gateway::http::Listen {
+                idle,
+                sse_retry: args.sse_retry.map(|s| Duration::from_secs_f64(s.max(0.01))),
+                max_sessions: args.max_sessions.max(1),
+                shared_stateless: args.shared_stateless,
+            },
             std::future::pending(),
         )
         .await?;

@@ -808,3 +808,310 @@ fn run_reports_agents_that_fail_or_time_out() {
         "case_id,kinds\nfails,user tool_call tool_result\nslow,user\n"
     );
 }
+
+/// A raw HTTP/1.1 POST (`Connection: close`): the response's head and body, the body
+/// de-chunked. The test needs the bytes, so no client library parses them first.
+fn raw_post(url: &str, headers: &[(&str, &str)], body: &str) -> (String, String) {
+    use std::io::Read;
+    let rest = url.strip_prefix("http://").expect("an http URL");
+    let (addr, path) = rest.split_once('/').map_or((rest, "/"), |(a, p)| (a, p));
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(WAIT)).unwrap();
+    let mut head = format!(
+        "POST /{} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        path.trim_start_matches('/'),
+        body.len()
+    );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes()).unwrap();
+    s.write_all(body.as_bytes()).unwrap();
+    let mut r = Vec::new();
+    let _ = s.read_to_end(&mut r);
+    let r = String::from_utf8(r).expect("a UTF-8 response");
+    let (head, body) = r.split_once("\r\n\r\n").expect("an HTTP response");
+    if !head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        return (head.to_string(), body.to_string());
+    }
+    let (mut out, mut rest) = (String::new(), body);
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&after[..n]);
+        rest = &after[n + 2..];
+    }
+    (head.to_string(), out)
+}
+
+/// Issue #45: what the agent and the server write reaches the other side as they wrote
+/// it, over the stdio face and the HTTP face: key order, a 30-digit integer, `1E+2`, a
+/// tab, escapes and non-ASCII, both ways; a batch's messages each keep their bytes; a
+/// pretty-printed HTTP body loses only its line breaks on the way to a stdio server
+/// (stdio framing); a message that is not JSON-RPC 2.0 is refused on both faces.
+#[test]
+fn gateway_passes_bytes_through_unchanged_both_ways_on_both_faces() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let script = root().join("tests/fixtures/gateway/bytes_server.py");
+    // What bytes_server.py answers to tools/call, byte for byte.
+    let result = "{\"structuredContent\" : {\"z\": 1E+2, \"big\": 123456789012345678901234567890,\t\"name\": \"Zo\\u00eb \u{dc}n\u{ef}code \u{2713}\", \"a\": [1.50, -0.0]},  \"content\":[{\"type\":\"text\",\"text\":\"{\\\"z\\\": 1E+2}\"}], \"isError\":false }";
+    let answer =
+        |id: &str| format!("{{\"result\": {result},   \"jsonrpc\":\"2.0\", \"id\": {id}}}");
+    let call = |id: &str| {
+        format!(
+            "{{\"method\":\"tools/call\",  \"jsonrpc\":\"2.0\",\"id\":{id},\"params\":{{\"name\":\"echo\",\"arguments\":{{\"b\":1E+2,\t\"a\":123456789012345678901234567890,\"s\":\"caf\\u00e9 \u{2615}\"}}}}}}"
+        )
+    };
+    let init = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"bytes-agent\",\"version\":\"1\"}}}";
+    let initialized = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+
+    // The stdio face.
+    let got = d.join("stdio-server-got.txt");
+    let mut gw = Command::new(env!("CARGO_BIN_EXE_groundcheck"))
+        .args([
+            "gateway",
+            "--trace-id",
+            "b1",
+            "--call-timeout",
+            "30",
+            "--out",
+        ])
+        .arg(d.join("o1"))
+        .args(["--", "python3"])
+        .arg(&script)
+        .arg(&got)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let stdout = gw.stdout.take().unwrap();
+    let (tx, rx) = channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut stdin = gw.stdin.take().unwrap();
+    let mut say = |line: &str| {
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    };
+    let until = |rx: &Receiver<String>, id: &str| loop {
+        let l = rx.recv_timeout(WAIT).expect("an answer from the gateway");
+        if l.ends_with(&format!("\"id\": {id}}}")) || l.contains(&format!("\"id\":{id}")) {
+            return l;
+        }
+    };
+    say(init);
+    until(&rx, "0");
+    say(initialized);
+    say(&call("7"));
+    assert_eq!(
+        until(&rx, "7"),
+        answer("7"),
+        "the server's answer, as it wrote it"
+    );
+    say(
+        "[ {\"id\":8, \"jsonrpc\":\"2.0\",\"method\":\"ping\"} ,{\"method\":\"ping\",\"id\":\"nine\",\"jsonrpc\":\"2.0\"}]",
+    );
+    assert_eq!(
+        until(&rx, "8"),
+        "{\"result\": {},   \"jsonrpc\":\"2.0\", \"id\": 8}"
+    );
+    until(&rx, "\"nine\"");
+    say("{\"jsonrpc\":\"1.0\",\"id\":5,\"method\":\"ping\"}");
+    let refused: Value = serde_json::from_str(&until(&rx, "5")).unwrap();
+    assert_eq!(refused["error"]["code"], json!(-32600), "{refused}");
+    say("[]");
+    let empty: Value = serde_json::from_str(&until(&rx, "null")).unwrap();
+    assert_eq!(empty["error"]["code"], json!(-32600), "{empty}");
+    drop(stdin);
+    assert!(gw.wait().unwrap().success());
+    let seen = std::fs::read_to_string(&got).unwrap();
+    assert!(seen.contains(&format!("{}\n", call("7"))), "{seen}");
+    assert!(seen.contains("\n{\"id\":8, \"jsonrpc\":\"2.0\",\"method\":\"ping\"}\n{\"method\":\"ping\",\"id\":\"nine\",\"jsonrpc\":\"2.0\"}\n"), "{seen}");
+    assert!(!seen.contains("\"1.0\""), "{seen}");
+    // The message log holds the bytes sent, both ways.
+    let log = std::fs::read_to_string(d.join("o1/gateway/b1.messages.jsonl")).unwrap();
+    assert!(
+        log.contains(&format!("\"message\":{}}}", call("7"))),
+        "{log}"
+    );
+    assert!(
+        log.contains(&format!("\"message\":{}}}", answer("7"))),
+        "{log}"
+    );
+
+    // The HTTP face: JSON answers, a session, a pretty-printed body.
+    let got = d.join("http-server-got.txt");
+    let server = vec![
+        "python3".to_string(),
+        script.display().to_string(),
+        got.display().to_string(),
+    ];
+    let face = crate::producers::Listening::start(
+        &d.join("o2"),
+        &["--trace-id", "b2", "--call-timeout", "30"],
+        &server,
+        &[],
+    );
+    let accept = ("Accept", "application/json");
+    let (head, body) = raw_post(&face.url, &[accept], init);
+    let sid = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .starts_with("mcp-session-id:")
+                .then(|| l.split_once(':').unwrap().1.trim().to_string())
+        })
+        .unwrap_or_else(|| panic!("no session id in {head}\n{body}"));
+    let session = ("Mcp-Session-Id", sid.as_str());
+    raw_post(&face.url, &[accept, session], initialized);
+    let (_, body) = raw_post(&face.url, &[accept, session], &call("11"));
+    assert_eq!(body, answer("11"));
+    let pretty = call("12").replace(",\"params\"", ",\n  \"params\"");
+    let (_, body) = raw_post(&face.url, &[accept, session], &pretty);
+    assert_eq!(body, answer("12"));
+    let (_, body) = raw_post(
+        &face.url,
+        &[accept, session],
+        "[{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"ping\"}, {\"id\":14,\"method\":\"ping\",\"jsonrpc\":\"2.0\"}]",
+    );
+    assert_eq!(
+        body,
+        "[{\"result\": {},   \"jsonrpc\":\"2.0\", \"id\": 13},{\"result\": {},   \"jsonrpc\":\"2.0\", \"id\": 14}]"
+    );
+    let (head, _) = raw_post(
+        &face.url,
+        &[accept, session],
+        "{\"jsonrpc\":\"1.0\",\"id\":15,\"method\":\"ping\"}",
+    );
+    assert!(head.starts_with("HTTP/1.1 400"), "{head}");
+    let (code, err) = face.stop();
+    assert_eq!(code, 0, "{err}");
+    let seen = std::fs::read_to_string(&got).unwrap();
+    assert!(seen.contains(&format!("{}\n", call("11"))), "{seen}");
+    // The pretty-printed body, its line breaks dropped and nothing else.
+    assert!(
+        seen.contains(&format!("{}\n", pretty.replace('\n', ""))),
+        "{seen}"
+    );
+    assert!(!seen.contains("\"1.0\""), "{seen}");
+}
+
+/// Issue #45: on the HTTP face, sessionless (2026-07-28) agents are kept apart: agent A's
+/// two stale calls disable the tool for A only; agent B's calls, valid and stale, are
+/// judged on B's own count. Agents are told apart by the client info of their envelope
+/// (and by the `Groundcheck-Agent` header); `--shared-stateless` puts them in one
+/// session, where A's strikes disable the tool for B too.
+#[test]
+fn gateway_keeps_sessionless_agents_apart_unless_told_to_share() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let script = root().join("tests/fixtures/gateway/flaky_server.py");
+    let server = vec!["python3".to_string(), script.display().to_string()];
+    let call = |face: &crate::producers::Listening, agent: &str, id: u32, args: Value| -> String {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "ok", "arguments": args, "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": agent, "version": "1.0"},
+                "io.modelcontextprotocol/clientCapabilities": {}}}});
+        let (head, body) = raw_post(
+            &face.url,
+            &[
+                ("Accept", "application/json"),
+                ("MCP-Protocol-Version", "2026-07-28"),
+            ],
+            &body.to_string(),
+        );
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}\n{body}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(v["id"], json!(id), "{v}");
+        text(&v)
+    };
+    let stale = || json!({"bogus": 1});
+    for shared in [false, true] {
+        let out = d.join(if shared { "shared" } else { "apart" });
+        let mut args = vec!["--call-timeout", "30", "--trace-id", "iso"];
+        if shared {
+            args.push("--shared-stateless");
+        }
+        let face = crate::producers::Listening::start(&out, &args, &server, &[]);
+        let a1 = call(&face, "agent-a", 1, stale());
+        assert!(a1.starts_with("Schema mismatch"), "{a1}");
+        let a2 = call(&face, "agent-a", 2, stale());
+        assert!(a2.contains("is now disabled for this session"), "{a2}");
+        let b1 = call(&face, "agent-b", 1, json!({}));
+        let b2 = call(&face, "agent-b", 2, stale());
+        let a3 = call(&face, "agent-a", 3, json!({}));
+        assert!(a3.contains("is disabled for this session"), "{a3}");
+        if shared {
+            assert!(b1.contains("is disabled for this session"), "{b1}");
+        } else {
+            assert_eq!(b1, "fine");
+            assert!(
+                b2.starts_with("Schema mismatch") && !b2.contains("disabled"),
+                "B's first stale call is B's first strike: {b2}"
+            );
+        }
+        let (code, err) = face.stop();
+        // 1: a session ended with a tool disabled.
+        assert_eq!(code, 1, "{err}");
+        let traces = std::fs::read_dir(out.join("traces")).unwrap().count();
+        assert_eq!(traces, if shared { 1 } else { 2 }, "{err}");
+    }
+}
+
+/// Issue #45: a server that changes a schema without list_changed and answers the stale
+/// call with a wrong, non-empty result. When its list result says how long it is current
+/// (`ttlMs`), the first call after that waits for a fresh list and the stale call is
+/// refused before the server runs it; without `ttlMs` (and with the default re-list
+/// turned off) it passes, which is why the default re-lists such servers.
+#[test]
+fn a_list_past_its_ttl_is_read_again_before_the_next_call() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = root().join("tests/fixtures/gateway/ttl_server.py");
+    for ttl in ["300", "0"] {
+        let out = tmp.path().join(format!("ttl{ttl}"));
+        let mut a = Agent::start(
+            &out,
+            &[
+                "--relist-every",
+                "0",
+                "--",
+                "python3",
+                script.to_str().unwrap(),
+                ttl,
+            ],
+        );
+        a.init(json!({}));
+        assert_eq!(text(&a.call(1, "lookup", json!({"id": 1}))), "row 1");
+        std::thread::sleep(Duration::from_millis(600));
+        let second = text(&a.call(2, "lookup", json!({"id": 2})));
+        if ttl == "0" {
+            assert!(second.starts_with("row 0"), "{second}");
+            a.close();
+        } else {
+            assert!(
+                second.starts_with("Schema mismatch: expected parameter 'key', found 'id'"),
+                "{second}"
+            );
+            a.close();
+            let events = lines(&out.join("gateway/t1.events.jsonl"));
+            assert!(
+                events.iter().any(|e| e["event"] == "list_expired"),
+                "{events:?}"
+            );
+        }
+    }
+}

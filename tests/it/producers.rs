@@ -2230,7 +2230,8 @@ time.sleep(60)
     let mut input = gw.stdin.take().unwrap();
     let mut out = BufReader::new(gw.stdout.take().unwrap()).lines();
     writeln!(input, r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#).unwrap();
-    assert!(out.next().unwrap().unwrap().contains("\"id\":1"));
+    // The server's own bytes (Python's json.dumps spacing), passed on as written.
+    assert!(out.next().unwrap().unwrap().contains("\"id\": 1"));
     writeln!(
         input,
         r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#

@@ -16,10 +16,13 @@
 //!   resume only with its `Mcp-Session-Id`; a stream another connection still reads is
 //!   not taken from it (409).
 //! - At most `--max-sessions` sessions are open at once; another initialize gets 503.
-//! - 2026-07-28 has no sessions: requests without a session id share one stateless
-//!   session (one server connection, one trace); ids that collide with one in flight are
-//!   renamed toward the server and restored toward the agent. Closing a 2026-07-28
-//!   request's stream cancels the request, as that version says.
+//! - 2026-07-28 has no sessions: requests without a session id go to a gateway session
+//!   per agent (issue #45: one agent's stale calls never disable a tool for another), the
+//!   agent known by its `Groundcheck-Agent` header, else by the client info its requests
+//!   carry (`_meta["io.modelcontextprotocol/clientInfo"]` name and version) and its
+//!   address; `--shared-stateless` puts them all in one. Ids that collide with one in
+//!   flight in a session are renamed toward the server and restored toward the agent.
+//!   Closing a 2026-07-28 request's stream cancels the request, as that version says.
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
@@ -38,6 +41,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::message::{Msg, not_json_rpc};
 use super::{Config, FromAgent, Summary, key, start};
 use crate::error::{Error, Result};
 
@@ -85,7 +89,7 @@ struct Routes {
     tokens: HashMap<String, u64>,
     streams: HashMap<u64, Stream>,
     standalone: Option<u64>,
-    backlog: VecDeque<Value>,
+    backlog: VecDeque<Msg>,
     finished: VecDeque<u64>,
     ended: bool,
 }
@@ -125,12 +129,12 @@ fn event(stream: u64, seq: u64, data: &str) -> Event {
 
 impl Routes {
     /// Sends `v` on stream `s` (logged for resumption); a response closes its part.
-    fn deliver(&mut self, s: u64, v: &Value, response: bool) {
+    fn deliver(&mut self, s: u64, m: &Msg, response: bool) {
         let Some(st) = self.streams.get_mut(&s) else {
             return;
         };
         st.seq += 1;
-        let data = v.to_string();
+        let data = m.line().into_owned();
         if let Some(tx) = &st.tx
             && tx.send(event(s, st.seq, &data)).is_err()
         {
@@ -195,7 +199,10 @@ impl Routes {
 struct Face {
     template: Config,
     sessions: Mutex<HashMap<String, Arc<Conn>>>,
-    stateless: tokio::sync::Mutex<Option<Arc<Conn>>>,
+    /// Sessionless (2026-07-28) agents' gateway sessions, by agent (`agent_key`).
+    stateless: tokio::sync::Mutex<HashMap<String, Arc<Conn>>>,
+    /// All sessionless agents in one gateway session (`--shared-stateless`).
+    shared_stateless: bool,
     counter: AtomicU64,
     done: Mutex<Vec<tokio::task::JoinHandle<Result<Summary>>>>,
     /// Streams by id, for resumption without a session header.
@@ -209,6 +216,33 @@ struct Face {
     sse_retry: Option<Duration>,
     /// Open sessions at most; an initialize beyond it gets 503.
     max_sessions: usize,
+}
+
+/// The header an agent names itself with on the stateless face (beats client info).
+pub const AGENT_HEADER: &str = "groundcheck-agent";
+
+/// Which sessionless agent a POST comes from, with the peer's address: its
+/// `Groundcheck-Agent` header, else the client info of its requests' 2026-07-28
+/// envelope. Not the connection: a 2026-07-28 client holds a stream open
+/// (`subscriptions/listen`) and sends its other requests on other connections, which
+/// must reach the same session. So two copies of one client program on one host are one
+/// agent unless they send the header (docs/gateway.md). None: the POST says nothing (a
+/// notification or response without an envelope); it goes to the session of that
+/// address used last.
+fn agent_key(h: &HeaderMap, items: &[&Value], peer: std::net::SocketAddr) -> Option<String> {
+    if let Some(a) = header_str(h, AGENT_HEADER) {
+        return Some(format!("{} header {a}", peer.ip()));
+    }
+    items.iter().find_map(|m| {
+        let info = m.pointer("/params/_meta/io.modelcontextprotocol~1clientInfo")?;
+        let s = |k: &str| info.get(k).and_then(Value::as_str).unwrap_or("");
+        Some(format!(
+            "{} client {}@{}",
+            peer.ip(),
+            s("name"),
+            s("version")
+        ))
+    })
 }
 
 impl Face {
@@ -236,11 +270,11 @@ impl Face {
         let mut output = session.output;
         let router = Arc::clone(&conn);
         tokio::spawn(async move {
-            while let Some(v) = output.recv().await {
-                if v.is_null() {
+            while let Some(m) = output.recv().await {
+                if m.v.is_null() {
                     break;
                 }
-                router.to_agent(v);
+                router.to_agent(m);
             }
             let mut r = router.routes();
             r.ended = true;
@@ -258,24 +292,26 @@ impl Face {
 
 impl Conn {
     /// A message from the gateway session to the agent.
-    fn to_agent(&self, mut v: Value) {
+    fn to_agent(&self, mut m: Msg) {
         let mut r = self.routes();
-        let is_response = v.get("method").is_none() && v.get("id").is_some_and(|i| !i.is_null());
+        let is_response =
+            m.v.get("method").is_none() && m.v.get("id").is_some_and(|i| !i.is_null());
         if is_response {
-            let k = key(&v["id"]);
+            let k = key(&m.v["id"]);
             if let Some(orig) = r.restore.remove(&k) {
-                v["id"] = orig;
+                // The agent's own id back (the one change to a server's answer here).
+                m.value_mut()["id"] = orig;
             }
             // An answer to a request the agent gave up on (cancelled, stream closed) has
             // nowhere to go; it is in the message log.
             if let Some(s) = r.waiting.remove(&k) {
-                r.deliver(s, &v, true);
+                r.deliver(s, &m, true);
             }
             return;
         }
-        match r.route(&v) {
-            Some(s) => r.deliver(s, &v, false),
-            None => push_backlog(&mut r, v),
+        match r.route(&m.v) {
+            Some(s) => r.deliver(s, &m, false),
+            None => push_backlog(&mut r, m),
         }
     }
 
@@ -304,16 +340,16 @@ impl Conn {
                 .collect()
         };
         for id in cancel {
-            self.send(FromAgent::Message(json!({
+            self.send(FromAgent::Message(vec![Msg::built(json!({
                 "jsonrpc": "2.0", "method": "notifications/cancelled",
                 "params": {"requestId": id, "reason": "the agent closed the request's stream"}
-            })));
+            }))]));
         }
     }
 }
 
-fn push_backlog(r: &mut Routes, v: Value) {
-    r.backlog.push_back(v);
+fn push_backlog(r: &mut Routes, m: Msg) {
+    r.backlog.push_back(m);
     while r.backlog.len() > KEEP_BACKLOG {
         r.backlog.pop_front();
     }
@@ -403,7 +439,12 @@ impl Face {
         self.allowed_hosts.iter().any(|a| a == host)
     }
 
-    async fn post(self: Arc<Self>, h: HeaderMap, body: Bytes) -> Response {
+    async fn post(
+        self: Arc<Self>,
+        h: HeaderMap,
+        peer: std::net::SocketAddr,
+        body: Bytes,
+    ) -> Response {
         if !self.origin_ok(&h) {
             return error_response(StatusCode::FORBIDDEN, -32600, "Origin not allowed");
         }
@@ -420,8 +461,12 @@ impl Face {
                 ),
             );
         }
-        let msg: Value = match serde_json::from_slice(&body) {
-            Ok(v) => v,
+        // The body's bytes are what the server gets (each message of a batch its own).
+        let parsed = std::str::from_utf8(&body)
+            .map_err(|e| e.to_string())
+            .and_then(|t| Msg::parse(t).map_err(|e| e.to_string()));
+        let (mut msgs, batch) = match parsed {
+            Ok(p) => p,
             Err(e) => {
                 return error_response(
                     StatusCode::BAD_REQUEST,
@@ -430,11 +475,7 @@ impl Face {
                 );
             }
         };
-        let batch = msg.is_array();
-        let items: Vec<&Value> = match &msg {
-            Value::Array(a) => a.iter().collect(),
-            v => vec![v],
-        };
+        let items: Vec<&Value> = msgs.iter().map(|m| &m.v).collect();
         if items.is_empty() || items.iter().any(|m| !m.is_object()) {
             return error_response(
                 StatusCode::BAD_REQUEST,
@@ -484,11 +525,13 @@ impl Face {
                 }
             }
             None if initialize => {
-                let open = self
-                    .sessions
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .len();
+                let sessionless = self.stateless.lock().await.len();
+                let open = sessionless
+                    + self
+                        .sessions
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .len();
                 if open >= self.max_sessions {
                     return error_response(
                         StatusCode::SERVICE_UNAVAILABLE,
@@ -519,22 +562,61 @@ impl Face {
                 }
             }
             None => {
-                let mut slot = self.stateless.lock().await;
-                let c = match slot.as_ref() {
-                    Some(c) if !c.routes().ended => Arc::clone(c),
-                    _ => match self.open("stateless") {
-                        Ok(c) => {
-                            *slot = Some(Arc::clone(&c));
-                            c
-                        }
-                        Err(e) => {
+                let agent = if self.shared_stateless {
+                    Some("shared".to_string())
+                } else {
+                    agent_key(&h, &items, peer)
+                };
+                let mut slots = self.stateless.lock().await;
+                slots.retain(|_, c| !c.routes().ended);
+                let found = match &agent {
+                    Some(a) => slots.get(a).cloned(),
+                    // Says nothing of who it is: the session of its address that was used
+                    // last (the agent's own, unless two agents share an address and send
+                    // no header: docs/gateway.md).
+                    None => slots
+                        .iter()
+                        .filter(|(k, _)| k.starts_with(&format!("{} ", peer.ip())))
+                        .max_by_key(|(_, c)| {
+                            *c.last_active.lock().unwrap_or_else(|e| e.into_inner())
+                        })
+                        .map(|(_, c)| Arc::clone(c)),
+                };
+                let c = match found {
+                    Some(c) => c,
+                    None => {
+                        let open = slots.len()
+                            + self
+                                .sessions
+                                .lock()
+                                .unwrap_or_else(|e| e.into_inner())
+                                .len();
+                        if open >= self.max_sessions {
                             return error_response(
-                                StatusCode::INTERNAL_SERVER_ERROR,
-                                -32603,
-                                &e.to_string(),
+                                StatusCode::SERVICE_UNAVAILABLE,
+                                -32000,
+                                &format!(
+                                    "the gateway has {open} open sessions, its limit \
+                                     (--max-sessions): wait for idle ones to close"
+                                ),
                             );
                         }
-                    },
+                        let n = self.sessions_made.fetch_add(1, Ordering::Relaxed) + 1;
+                        match self.open(&format!("agent{n}")) {
+                            Ok(c) => {
+                                let k = agent.unwrap_or_else(|| format!("{} anonymous", peer.ip()));
+                                slots.insert(k, Arc::clone(&c));
+                                c
+                            }
+                            Err(e) => {
+                                return error_response(
+                                    StatusCode::INTERNAL_SERVER_ERROR,
+                                    -32603,
+                                    &e.to_string(),
+                                );
+                            }
+                        }
+                    }
                 };
                 (c, None)
             }
@@ -559,7 +641,7 @@ impl Face {
                     }
                 }
             }
-            if !conn.send(FromAgent::Message(msg)) {
+            if !conn.send(FromAgent::Message(msgs)) {
                 return error_response(StatusCode::NOT_FOUND, -32001, "Session ended");
             }
             return StatusCode::ACCEPTED.into_response();
@@ -567,31 +649,27 @@ impl Face {
         let sse = header_str(&h, "accept").is_some_and(|a| a.contains("text/event-stream"));
         let s = self.next();
         let (tx, rx) = mpsc::unbounded_channel();
-        let mut msg = msg;
         {
             let mut r = conn.routes();
             // Ids in flight are renamed toward the server (agents of the stateless
             // session share it) and restored in the answers.
-            let mut rename = |m: &mut Value| {
-                if !is_request(&&*m) {
+            let rename = |m: &mut Msg| {
+                if !is_request(&&m.v) {
                     return;
                 }
-                let k = key(&m["id"]);
+                let k = key(&m.v["id"]);
                 if r.waiting.contains_key(&k) {
-                    let orig = m["id"].clone();
+                    let orig = m.v["id"].clone();
                     let renamed = json!(format!("{}#{}", super::id_text(&orig), self.next()));
                     r.restore.insert(key(&renamed), orig);
-                    m["id"] = renamed;
+                    m.value_mut()["id"] = renamed;
                 }
-                r.waiting.insert(key(&m["id"]), s);
-                if let Some(t) = m.pointer("/params/_meta/progressToken") {
+                r.waiting.insert(key(&m.v["id"]), s);
+                if let Some(t) = m.v.pointer("/params/_meta/progressToken") {
                     r.tokens.insert(key(t), s);
                 }
             };
-            match &mut msg {
-                Value::Array(a) => a.iter_mut().for_each(&mut rename),
-                m => rename(m),
-            }
+            msgs.iter_mut().for_each(rename);
             r.streams.insert(
                 s,
                 Stream {
@@ -614,7 +692,7 @@ impl Face {
             let _ = tx.send(event(s, 0, ""));
         }
         drop(tx);
-        if !conn.send(FromAgent::Message(msg)) {
+        if !conn.send(FromAgent::Message(msgs)) {
             return error_response(StatusCode::NOT_FOUND, -32001, "Session ended");
         }
         let mut headers = HeaderMap::new();
@@ -639,22 +717,19 @@ impl Face {
         while rx.recv().await.is_some() {}
         drop(watch);
         if let Some(st) = conn.routes().streams.get(&s) {
-            for (_, data) in &st.log {
-                if let Ok(v) = serde_json::from_str::<Value>(data) {
-                    answers.push(v);
-                }
-            }
+            answers.extend(st.log.iter().map(|(_, data)| data.clone()));
         }
-        // A batch is answered with an array, one request with its response.
+        // A batch is answered with an array, one request with its response: the
+        // messages' own text either way.
         let body = match (batch, answers.len()) {
-            (false, 1) => answers.pop().unwrap_or(Value::Null),
-            _ => Value::Array(answers),
+            (false, 1) => answers.pop().unwrap_or_default(),
+            _ => format!("[{}]", answers.join(",")),
         };
         headers.insert(
             header::CONTENT_TYPE,
             "application/json".parse().expect("static"),
         );
-        (headers, body.to_string()).into_response()
+        (headers, body).into_response()
     }
 
     async fn get(self: Arc<Self>, h: HeaderMap) -> Response {
@@ -692,12 +767,12 @@ impl Face {
                 .unwrap_or_else(|e| e.into_inner())
                 .get(&s)
                 .cloned();
-            // A session's stream is resumed with that session's id; only the shared
-            // 2026-07-28 session's streams (no session id exists there) go by stream id.
-            let stateless = self.stateless.lock().await.clone();
+            // A session's stream is resumed with that session's id; only sessionless
+            // (2026-07-28) agents' streams (no session id exists there) go by stream id.
+            let stateless: Vec<Arc<Conn>> = self.stateless.lock().await.values().cloned().collect();
             let Some(owner) = owner.filter(|o| match &conn {
                 Some(c) => Arc::ptr_eq(c, o),
-                None => stateless.as_ref().is_some_and(|s| Arc::ptr_eq(s, o)),
+                None => stateless.iter().any(|s| Arc::ptr_eq(s, o)),
             }) else {
                 return error_response(StatusCode::NOT_FOUND, -32001, "No such stream to resume");
             };
@@ -767,9 +842,9 @@ impl Face {
             {
                 o.tx = None;
             }
-            let backlog: Vec<Value> = r.backlog.drain(..).collect();
-            for v in backlog {
-                r.deliver(s, &v, false);
+            let backlog: Vec<Msg> = r.backlog.drain(..).collect();
+            for m in backlog {
+                r.deliver(s, &m, false);
             }
             if r.ended
                 && let Some(st) = r.streams.get_mut(&s)
@@ -846,13 +921,18 @@ impl Face {
             }
         });
         drop(sessions);
-        if let Ok(mut slot) = self.stateless.try_lock()
-            && let Some(c) = slot.as_ref()
-            && now.duration_since(*c.last_active.lock().unwrap_or_else(|e| e.into_inner())) > idle
-            && c.routes().waiting.is_empty()
-        {
-            c.end();
-            *slot = None;
+        if let Ok(mut slots) = self.stateless.try_lock() {
+            slots.retain(|_, c| {
+                let quiet = now
+                    .duration_since(*c.last_active.lock().unwrap_or_else(|e| e.into_inner()))
+                    > idle;
+                if quiet && c.routes().waiting.is_empty() {
+                    c.end();
+                    false
+                } else {
+                    true
+                }
+            });
         }
         let mut owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
         owners.retain(|s, c| c.routes().streams.contains_key(s));
@@ -867,16 +947,34 @@ pub struct Served {
     pub resumed: u64,
 }
 
+/// How the HTTP face keeps its agents.
+#[derive(Debug, Clone)]
+pub struct Listen {
+    /// End a session no agent used this long.
+    pub idle: Duration,
+    /// Close a 2025-11-25 request's stream after this long without its answer.
+    pub sse_retry: Option<Duration>,
+    /// Sessions (with a session id, or a sessionless agent's) open at once at most.
+    pub max_sessions: usize,
+    /// All sessionless agents in one gateway session, sharing retry counts and disabled
+    /// tools (the behaviour before issue #45).
+    pub shared_stateless: bool,
+}
+
 /// Serves streamable HTTP on `listener` (path `/mcp`, and `/`) until SIGINT/SIGTERM or
 /// `until` resolves; then ends every session and returns their summaries.
 pub async fn listen(
     cfg: Config,
     listener: tokio::net::TcpListener,
-    idle: Duration,
-    sse_retry: Option<Duration>,
-    max_sessions: usize,
+    opts: Listen,
     until: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<Served> {
+    let Listen {
+        idle,
+        sse_retry,
+        max_sessions,
+        shared_stateless,
+    } = opts;
     let local = listener
         .local_addr()
         .map_err(|e| Error::Input(format!("the listener has no address: {e}")))?;
@@ -889,7 +987,8 @@ pub async fn listen(
     let face = Arc::new(Face {
         template: cfg,
         sessions: Mutex::new(HashMap::new()),
-        stateless: tokio::sync::Mutex::new(None),
+        stateless: tokio::sync::Mutex::new(HashMap::new()),
+        shared_stateless,
         counter: AtomicU64::new(0),
         done: Mutex::new(Vec::new()),
         owners: Mutex::new(HashMap::new()),
@@ -899,10 +998,16 @@ pub async fn listen(
         sse_retry,
         max_sessions,
     });
+    use axum::extract::ConnectInfo;
     use axum::routing::post;
-    let handler = post(|AxState(f): AxState<Arc<Face>>, h: HeaderMap, b: Bytes| f.post(h, b))
-        .get(|AxState(f): AxState<Arc<Face>>, h: HeaderMap| f.get(h))
-        .delete(|AxState(f): AxState<Arc<Face>>, h: HeaderMap| f.delete(h));
+    let handler = post(
+        |AxState(f): AxState<Arc<Face>>,
+         ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
+         h: HeaderMap,
+         b: Bytes| f.post(h, peer, b),
+    )
+    .get(|AxState(f): AxState<Arc<Face>>, h: HeaderMap| f.get(h))
+    .delete(|AxState(f): AxState<Arc<Face>>, h: HeaderMap| f.delete(h));
     let app = axum::Router::new()
         .route("/mcp", handler.clone())
         .route("/", handler)
@@ -939,13 +1044,14 @@ pub async fn listen(
             {
                 c.end();
             }
-            if let Some(c) = face.stateless.lock().await.take() {
+            for (_, c) in face.stateless.lock().await.drain() {
                 c.end();
             }
             let _ = stop_tx.send(());
         })
     };
     let (stopping_tx, stopping_rx) = tokio::sync::oneshot::channel::<()>();
+    let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
     let server = axum::serve(listener, app).with_graceful_shutdown(async {
         let _ = stop_rx.await;
         let _ = stopping_tx.send(());
@@ -977,62 +1083,4 @@ pub async fn listen(
         sessions,
         resumed: face.resumed.load(Ordering::Relaxed),
     })
-}
-
-/// Why a message is not JSON-RPC 2.0: `jsonrpc` must be "2.0"; a request or notification
-/// has a string `method`; an `id` is a string, an integer or (on a response) null; a
-/// response has exactly one of `result` and `error`.
-fn not_json_rpc(m: &Value) -> Option<&'static str> {
-    if m.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Some("\"jsonrpc\" must be \"2.0\"");
-    }
-    let id_ok = match m.get("id") {
-        None | Some(Value::Null) | Some(Value::String(_)) => true,
-        Some(Value::Number(n)) => n.is_i64() || n.is_u64(),
-        _ => false,
-    };
-    if !id_ok {
-        return Some("an id is a string or an integer");
-    }
-    match m.get("method") {
-        Some(Value::String(_)) => None,
-        Some(_) => Some("a method is a string"),
-        None if m.get("result").is_some() != m.get("error").is_some() && m.get("id").is_some() => {
-            None
-        }
-        None => Some("neither a request, a notification nor a response"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::not_json_rpc;
-
-    #[test]
-    fn only_json_rpc_2_0_goes_to_the_server() {
-        let ok = [
-            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-            json!({"jsonrpc": "2.0", "id": "a", "method": "ping"}),
-            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-            json!({"jsonrpc": "2.0", "id": 7, "result": {}}),
-            json!({"jsonrpc": "2.0", "id": null, "error": {"code": 1, "message": "x"}}),
-        ];
-        for m in ok {
-            assert_eq!(not_json_rpc(&m), None, "{m}");
-        }
-        let bad = [
-            json!({"jsonrpc": "2].0", "id": 2, "method": "tools/list"}),
-            json!({"id": 2, "method": "tools/list"}),
-            json!({"jsonrpc": "2.0", "id": {}, "method": "ping"}),
-            json!({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}),
-            json!({"jsonrpc": "2.0", "id": 1, "method": 3}),
-            json!({"jsonrpc": "2.0", "id": 1}),
-            json!({"jsonrpc": "2.0", "id": 1, "result": {}, "error": {}}),
-        ];
-        for m in bad {
-            assert!(not_json_rpc(&m).is_some(), "{m}");
-        }
-    }
 }

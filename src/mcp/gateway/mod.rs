@@ -16,6 +16,7 @@
 
 pub mod guard;
 pub mod http;
+pub mod message;
 pub mod record;
 pub mod upstream;
 
@@ -35,6 +36,7 @@ use crate::drift::{Ignore, Options, Override, judge};
 use crate::error::{Error, Result};
 use crate::input::import::mcp_result;
 use guard::{Guard, Verdict};
+use message::Msg;
 use record::{Identity, Recorder, now};
 use upstream::{Incoming, Upstream};
 
@@ -66,8 +68,11 @@ pub struct Config {
     /// `supported_schema_version`), checked on every tools/list.
     pub client_ranges: Vec<(String, String)>,
     /// Re-read the server's tools this often, for servers that change their schemas
-    /// without sending list_changed.
+    /// without sending list_changed (None: never).
     pub relist_every: Option<Duration>,
+    /// Re-read on that interval even a server that says it sends list_changed
+    /// (`--relist-every` given; by default only the others are re-read).
+    pub relist_always: bool,
     /// Variables (or `PREFIX*`) the server gets beside the default allow-list.
     pub pass_env: Vec<String>,
 }
@@ -120,6 +125,11 @@ struct State {
     dead: Option<String>,
     closing: bool,
     server_version: Option<String>,
+    /// The server declared `capabilities.tools.listChanged`: it says when its tools change.
+    announces_changes: bool,
+    /// When the last complete tools/list stops being current: its `ttlMs` (2026-07-28
+    /// list results say how long a client may cache them).
+    list_expires: Option<Instant>,
     /// The 2026-07-28 request envelope (`params._meta` protocol version, client info and
     /// capabilities) of the agent's latest request that carried one: the gateway's own
     /// requests carry the same, and its own results the fields that version requires.
@@ -152,8 +162,8 @@ struct Shared {
     cfg: Config,
     rec: Mutex<Recorder>,
     state: Mutex<State>,
-    to_agent: mpsc::UnboundedSender<Value>,
-    to_server: Mutex<Option<mpsc::UnboundedSender<Value>>>,
+    to_agent: mpsc::UnboundedSender<Msg>,
+    to_server: Mutex<Option<mpsc::UnboundedSender<Msg>>>,
     /// Bumped each time a complete tools/list is read (or the server is gone).
     ready: watch::Sender<u64>,
 }
@@ -208,35 +218,38 @@ impl Shared {
     }
 
     /// Logs and sends to the agent under one lock, so the log's order is the wire's.
-    fn send_agent(&self, v: Value, origin: &str) {
+    /// The log has the bytes sent.
+    fn send_agent(&self, m: impl Into<Msg>, origin: &str) {
+        let m = m.into();
         let mut rec = self.lock_rec();
-        let mut logged = v.clone();
-        if origin == "gateway"
-            && let Some(o) = logged.as_object_mut()
-        {
+        if origin == "gateway" {
             // Marks answers the server never saw; the message sent is unchanged.
-            o.insert("_groundcheck".into(), json!("answered by the gateway"));
+            rec.message("server->client", &m.marked("answered by the gateway"));
+        } else {
+            rec.message("server->client", &m.line());
         }
-        rec.message("server->client", &logged);
-        let _ = self.to_agent.send(v);
+        let _ = self.to_agent.send(m);
     }
 
     /// An agent request the server never got, in the message log with why.
-    fn log_unsent(&self, v: &Value, why: &str) {
-        let mut logged = v.clone();
-        if let Some(o) = logged.as_object_mut() {
-            o.insert("_groundcheck".into(), json!(why));
-        }
-        self.lock_rec().message("client->server", &logged);
+    fn log_unsent(&self, m: &Msg, why: &str) {
+        self.lock_rec().message("client->server", &m.marked(why));
     }
 
-    fn send_server(&self, v: Value) -> bool {
+    fn send_server(&self, m: impl Into<Msg>) -> bool {
+        self.send_server_as(m, "client->server")
+    }
+
+    /// `send_server`, logged as `direction` (`gateway->server` for the gateway's own
+    /// requests, whose answers are logged `server->gateway`).
+    fn send_server_as(&self, m: impl Into<Msg>, direction: &str) -> bool {
+        let m = m.into();
         let mut rec = self.lock_rec();
         let tx = self.to_server.lock().unwrap_or_else(|e| e.into_inner());
         match tx.as_ref() {
             Some(tx) => {
-                rec.message("client->server", &v);
-                tx.send(v).is_ok()
+                rec.message(direction, &m.line());
+                tx.send(m).is_ok()
             }
             None => false,
         }
@@ -252,6 +265,24 @@ impl Shared {
             _ => Map::new(),
         };
         self.lock_rec().step(kind, ts, extra);
+    }
+
+    /// Whether the server says it sends list_changed (initialize's or server/discover's
+    /// answer): such a server is not re-read on the default interval.
+    fn note_capabilities(&self, v: &Value) {
+        let says = v
+            .pointer("/result/capabilities/tools/listChanged")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        self.lock_state().announces_changes = says;
+    }
+
+    /// A tools/list result's `ttlMs`: after it, the next call waits for a fresh list.
+    fn note_ttl(&self, v: &Value) {
+        if let Some(ms) = v.pointer("/result/ttlMs").and_then(Value::as_u64) {
+            self.lock_state().list_expires =
+                Some(Instant::now() + Duration::from_millis(ms.min(86_400_000)));
+        }
     }
 
     /// The gateway's own tools/list (one page).
@@ -276,7 +307,7 @@ impl Shared {
         if !params.is_empty() {
             msg["params"] = Value::Object(params);
         }
-        self.send_server(msg);
+        self.send_server_as(msg, "gateway->server");
     }
 
     /// A complete tools/list: the current schemas, judged against the pin.
@@ -500,11 +531,27 @@ impl Shared {
     }
 
     /// A message from the agent.
-    async fn on_agent_message(self: &Arc<Self>, v: Value, ready: &mut watch::Receiver<u64>) {
+    async fn on_agent_message(self: &Arc<Self>, msg: Msg, ready: &mut watch::Receiver<u64>) {
+        if let Some(why) = message::not_json_rpc(&msg.v) {
+            // The server would drop it without an answer: refused here, as the HTTP face
+            // does, with the id when it has a usable one.
+            let id = match msg.v.get("id") {
+                Some(i @ (Value::String(_) | Value::Number(_))) => i.clone(),
+                _ => Value::Null,
+            };
+            self.log_unsent(&msg, "refused by the gateway: not JSON-RPC 2.0");
+            self.event("agent_not_json_rpc", json!({"why": why}), None);
+            self.send_agent(
+                rpc_error(&id, -32600, format!("Invalid Request: {why}")),
+                "gateway",
+            );
+            return;
+        }
+        let v = &msg.v;
         let method = v.get("method").and_then(Value::as_str).map(str::to_string);
         let id = v.get("id").cloned().filter(|i| !i.is_null());
         match (method, id) {
-            (Some(m), Some(id)) => self.agent_request(m, id, v, ready).await,
+            (Some(m), Some(id)) => self.agent_request(m, id, msg, ready).await,
             (Some(m), None) => {
                 if m == "notifications/cancelled"
                     && let Some(rid) = v.pointer("/params/requestId")
@@ -520,14 +567,14 @@ impl Shared {
                         );
                     }
                 }
-                self.send_server(v);
+                self.send_server(msg);
                 if m == "notifications/initialized" {
                     self.list_tools(None);
                 }
             }
             // A response to a server-to-client request, or anything else: passed on.
             _ => {
-                self.send_server(v);
+                self.send_server(msg);
             }
         }
     }
@@ -536,10 +583,11 @@ impl Shared {
         self: &Arc<Self>,
         method: String,
         id: Value,
-        v: Value,
+        msg: Msg,
         ready: &mut watch::Receiver<u64>,
     ) {
         let started = now();
+        let v = &msg.v;
         if let Some(meta) = v.pointer("/params/_meta").and_then(Value::as_object)
             && meta.contains_key(ENVELOPE[0])
         {
@@ -565,6 +613,24 @@ impl Shared {
             // in flight, wait, or ask once (bounded by --call-timeout).
             let deadline = Instant::now() + self.cfg.call_timeout;
             let mut asked = false;
+            // The server said how long its list is current (ttlMs): past that, the call
+            // is checked against a fresh one.
+            let expired = {
+                let mut st = self.lock_state();
+                let expired = st.list_expires.is_some_and(|t| Instant::now() >= t)
+                    && st.guard.ready
+                    && !st.listing
+                    && st.dead.is_none();
+                if expired {
+                    st.list_expires = None;
+                }
+                expired
+            };
+            if expired {
+                self.event("list_expired", json!({"tool": tool}), None);
+                self.list_tools(None);
+                asked = true;
+            }
             loop {
                 let (known, listing, dead, generation) = {
                     let st = self.lock_state();
@@ -596,7 +662,7 @@ impl Shared {
             if let Verdict::Refuse(r) = verdict {
                 // The request stays in the message log, marked, so that `import mcp-log`
                 // of the log has the refused call as the steps do.
-                self.log_unsent(&v, "refused by the gateway");
+                self.log_unsent(&msg, "refused by the gateway");
                 self.refuse(&id, &tool, &call_id, &arguments, r);
                 return;
             }
@@ -608,7 +674,7 @@ impl Shared {
         }
         let dead = self.lock_state().dead.clone();
         if let Some(why) = dead {
-            self.log_unsent(&v, "not sent: the server is gone");
+            self.log_unsent(&msg, "not sent: the server is gone");
             let p = Pending {
                 seq: 0,
                 method: method.clone(),
@@ -646,7 +712,7 @@ impl Shared {
             seq
         };
         self.start_timer(k, seq);
-        self.send_server(v);
+        self.send_server(msg);
     }
 
     /// Answers a tools/call with the gateway's refusal (a tool error the model reads).
@@ -732,7 +798,7 @@ impl Shared {
     /// call no longer fits, the agent gets the corrective error instead of the empty
     /// result (the server's answer is kept in the events file); otherwise the answer
     /// goes on as it came.
-    fn hold_empty(self: &Arc<Self>, p: Pending, v: Value) {
+    fn hold_empty(self: &Arc<Self>, p: Pending, m: Msg) {
         let generation = self.lock_state().generation;
         if !self.lock_state().listing {
             self.list_tools(None);
@@ -748,7 +814,7 @@ impl Shared {
                 Verdict::Refuse(r) => {
                     me.event(
                         "empty_result_replaced",
-                        json!({"id": p.id, "tool": call.tool, "server_answer": v,
+                        json!({"id": p.id, "tool": call.tool, "server_answer": m.v,
                                "violations": r.violations}),
                         Some(format!(
                             "tool '{}' answered an empty result to arguments its current \
@@ -765,42 +831,46 @@ impl Shared {
                     me.refuse(&id, &tool, &call_id, &args, r);
                 }
                 _ => {
-                    let mut v = v;
-                    me.answer(p, &mut v);
-                    me.send_agent(v, "server");
+                    let mut m = m;
+                    me.answer(p, &mut m);
+                    me.send_agent(m, "server");
                 }
             }
         });
     }
 
     /// A message from the server.
-    fn on_server_message(self: &Arc<Self>, mut v: Value) {
+    fn on_server_message(self: &Arc<Self>, mut m: Msg) {
+        let v = &m.v;
         let method = v.get("method").and_then(Value::as_str).map(str::to_string);
         let id = v.get("id").cloned().filter(|i| !i.is_null());
         match (method, id) {
             (None, Some(id)) => {
                 let k = key(&id);
                 if self.lock_state().own.remove(&k) {
-                    self.own_answer(&v);
+                    // Logged beside the gateway's own request, so the log has the pair
+                    // (the agent never gets it).
+                    self.lock_rec().message("server->gateway", &m.line());
+                    self.own_answer(&m.v);
                     return;
                 }
                 let p = self.lock_state().pending.remove(&k);
                 match p {
-                    Some(p) if p.call.is_some() && looks_empty(&v) => {
-                        self.hold_empty(p, v);
+                    Some(p) if p.call.is_some() && looks_empty(&m.v) => {
+                        self.hold_empty(p, m);
                         return;
                     }
-                    Some(p) => self.answer(p, &mut v),
+                    Some(p) => self.answer(p, &mut m),
                     None if self.lock_state().answered.remove(&k) => {
                         self.event("late_response", json!({"id": id}), None);
                         return;
                     }
                     None => {}
                 }
-                self.send_agent(v, "server");
+                self.send_agent(m, "server");
             }
-            (Some(m), _) => {
-                if m == "notifications/progress"
+            (Some(method), _) => {
+                if method == "notifications/progress"
                     && let Some(token) = v.pointer("/params/progressToken")
                 {
                     let mut st = self.lock_state();
@@ -811,13 +881,13 @@ impl Shared {
                         }
                     }
                 }
-                let changed = m == "notifications/tools/list_changed";
-                self.send_agent(v, "server");
+                let changed = method == "notifications/tools/list_changed";
+                self.send_agent(m, "server");
                 if changed {
                     self.list_tools(None);
                 }
             }
-            _ => self.send_agent(v, "server"),
+            _ => self.send_agent(m, "server"),
         }
     }
 
@@ -841,6 +911,7 @@ impl Shared {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
+        self.note_ttl(v);
         self.lock_state().own_list.extend(page);
         match v.pointer("/result/nextCursor").filter(|c| !c.is_null()) {
             Some(c) => self.list_tools(Some(c)),
@@ -851,7 +922,8 @@ impl Shared {
         }
     }
 
-    fn answer(&self, p: Pending, v: &mut Value) {
+    fn answer(&self, p: Pending, m: &mut Msg) {
+        let v = &m.v;
         if p.method != "initialize"
             && let Some(r) = v.get("result")
         {
@@ -871,8 +943,12 @@ impl Shared {
         match p.method.as_str() {
             // 2026-07-28 opens with server/discover (no initialize, no initialized): the
             // gateway reads the tools once it is answered.
-            "server/discover" if v.get("result").is_some() => self.list_tools(None),
+            "server/discover" if v.get("result").is_some() => {
+                self.note_capabilities(v);
+                self.list_tools(None)
+            }
             "initialize" => {
+                self.note_capabilities(v);
                 let name = v.pointer("/result/serverInfo/name").and_then(Value::as_str);
                 let version = v
                     .pointer("/result/serverInfo/version")
@@ -884,6 +960,7 @@ impl Shared {
                 }
             }
             "tools/list" => {
+                self.note_ttl(v);
                 let page = v
                     .pointer("/result/tools")
                     .and_then(Value::as_array)
@@ -914,23 +991,28 @@ impl Shared {
                     }
                     h
                 };
-                if !hidden.is_empty()
-                    && let Some(tools) =
-                        v.pointer_mut("/result/tools").and_then(Value::as_array_mut)
+                // The one change the gateway makes to a server's message (the agent gets
+                // it as serde_json writes it, not as the server did).
+                let hides = |t: &Value| {
+                    t.get("name")
+                        .and_then(Value::as_str)
+                        .is_some_and(|n| hidden.iter().any(|h| h == n))
+                };
+                if v.pointer("/result/tools")
+                    .and_then(Value::as_array)
+                    .is_some_and(|tools| tools.iter().any(hides))
+                    && let Some(tools) = m
+                        .value_mut()
+                        .pointer_mut("/result/tools")
+                        .and_then(Value::as_array_mut)
                 {
-                    let before = tools.len();
-                    tools.retain(|t| {
-                        !t.get("name")
-                            .and_then(Value::as_str)
-                            .is_some_and(|n| hidden.iter().any(|h| h == n))
-                    });
-                    if tools.len() < before {
-                        self.event("hidden", json!({"tools": hidden}), None);
-                    }
+                    tools.retain(|t| !hides(t));
+                    self.event("hidden", json!({"tools": hidden}), None);
                 }
             }
             _ => {}
         }
+        let v = &m.v;
         if let Some(c) = &p.call {
             let (is_error, result, as_of) = match (v.get("result"), v.get("error")) {
                 (Some(r), _) => {
@@ -982,7 +1064,16 @@ impl Shared {
             self.event(
                 "upstream_closed",
                 json!({"reason": why, "unanswered": pending.len()}),
-                Some(format!("{why}; {} request(s) unanswered", pending.len())),
+                Some(format!(
+                    "{why}; {} request(s) unanswered{}",
+                    pending.len(),
+                    // A server that fails may lack a variable it was not given.
+                    if why.contains("exited with status") && !why.contains("status 0 ") {
+                        "; it got an allow-listed environment: --pass-env NAME gives it a variable it needs"
+                    } else {
+                        ""
+                    }
+                )),
             );
         }
         // Shutting down or not, every request still waiting gets an answer: an agent
@@ -1002,7 +1093,8 @@ impl Shared {
 /// What the agent sends a session.
 #[derive(Debug)]
 pub enum FromAgent {
-    Message(Value),
+    /// One message, or a batch's messages in order (each with its own bytes).
+    Message(Vec<Msg>),
     /// A line that is not JSON (answered with a parse error).
     NotJson(String, String),
 }
@@ -1011,7 +1103,7 @@ pub enum FromAgent {
 /// end), and the session itself, which ends when `input` is dropped.
 pub struct Session {
     pub input: mpsc::UnboundedSender<FromAgent>,
-    pub output: mpsc::UnboundedReceiver<Value>,
+    pub output: mpsc::UnboundedReceiver<Msg>,
     pub done: tokio::task::JoinHandle<Result<Summary>>,
 }
 
@@ -1030,7 +1122,7 @@ pub fn start(cfg: Config) -> Result<Session> {
             )));
         }
     };
-    let (to_agent, output) = mpsc::unbounded_channel::<Value>();
+    let (to_agent, output) = mpsc::unbounded_channel::<Msg>();
     let (input, mut agent_rx) = mpsc::unbounded_channel::<FromAgent>();
     let (ready_tx, mut ready_rx) = watch::channel(0u64);
     let strict = cfg.strict;
@@ -1062,7 +1154,7 @@ pub fn start(cfg: Config) -> Result<Session> {
                 let (ready, busy) = {
                     let st = shared.lock_state();
                     (
-                        st.guard.ready,
+                        st.guard.ready && (shared.cfg.relist_always || !st.announces_changes),
                         st.listing || st.dead.is_some() || st.closing,
                     )
                 };
@@ -1096,12 +1188,19 @@ pub fn start(cfg: Config) -> Result<Session> {
     let done = tokio::spawn(async move {
         while let Some(item) = agent_rx.recv().await {
             match item {
-                FromAgent::Message(Value::Array(batch)) => {
-                    for v in batch {
-                        shared.on_agent_message(v, &mut ready_rx).await;
+                FromAgent::Message(batch) if batch.is_empty() => shared.send_agent(
+                    rpc_error(
+                        &Value::Null,
+                        -32600,
+                        "Invalid Request: an empty batch".into(),
+                    ),
+                    "gateway",
+                ),
+                FromAgent::Message(batch) => {
+                    for m in batch {
+                        shared.on_agent_message(m, &mut ready_rx).await;
                     }
                 }
-                FromAgent::Message(v) => shared.on_agent_message(v, &mut ready_rx).await,
                 FromAgent::NotJson(line, e) => {
                     shared.event("agent_not_json", json!({"line": line}), None);
                     shared.send_agent(
@@ -1163,7 +1262,7 @@ impl Shared {
             None,
         );
         // Everything queued for the agent before the marker is written first.
-        let _ = self.to_agent.send(Value::Null);
+        let _ = self.to_agent.send(Msg::built(Value::Null));
         Ok(Summary {
             trace: Some(trace),
             ..summary
@@ -1184,11 +1283,11 @@ where
         done,
     } = start(cfg)?;
     let writer = tokio::spawn(async move {
-        while let Some(v) = agent_rx.recv().await {
-            if v.is_null() {
+        while let Some(m) = agent_rx.recv().await {
+            if m.v.is_null() {
                 break; // the end-of-session marker
             }
-            let mut line = v.to_string();
+            let mut line = m.line().into_owned();
             line.push('\n');
             if output.write_all(line.as_bytes()).await.is_err() || output.flush().await.is_err() {
                 break;
@@ -1217,8 +1316,8 @@ where
         if line.trim().is_empty() {
             continue;
         }
-        let item = match serde_json::from_str::<Value>(&line) {
-            Ok(v) => FromAgent::Message(v),
+        let item = match Msg::parse(&line) {
+            Ok((msgs, _)) => FromAgent::Message(msgs),
             Err(e) => FromAgent::NotJson(line, e.to_string()),
         };
         if to_gateway.send(item).is_err() {

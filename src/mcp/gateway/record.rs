@@ -102,13 +102,19 @@ impl Recorder {
         }
     }
 
-    /// A JSON-RPC message the gateway passed on (or answered itself).
-    pub fn message(&mut self, direction: &str, msg: &Value) {
-        Self::line(
-            &mut self.messages,
-            &json!({"direction": direction, "timestamp": now(), "message": msg}),
-            &mut self.failed,
+    /// A JSON-RPC message the gateway passed on (or answered itself), as the JSON text
+    /// that went on the wire: the log keeps the bytes sent, not a re-serialised copy.
+    pub fn message(&mut self, direction: &str, text: &str) {
+        let line = format!(
+            "{{\"direction\":{},\"timestamp\":{},\"message\":{text}}}\n",
+            json!(direction),
+            json!(now())
         );
+        if let Err(e) = self.messages.write_all(line.as_bytes()) {
+            eprintln!("groundcheck gateway: cannot write a record: {e}");
+            self.failed
+                .get_or_insert_with(|| format!("cannot write a record: {e}"));
+        }
     }
 
     /// An event for the log; `warn` also prints it on stderr (the user sees it).

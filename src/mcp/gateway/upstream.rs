@@ -1,21 +1,24 @@
 //! The real server, as two channels of JSON-RPC messages. Over stdio the messages are
-//! the child's stdout lines, passed on byte for byte as JSON values (no ids, tokens or
-//! fields rewritten). Over HTTP they go through rmcp's streamable-HTTP client transport,
-//! which speaks the session and SSE parts of the protocol.
+//! the child's stdout lines, passed on byte for byte (`Msg` keeps each line's text), and
+//! the agent's messages are written to its stdin as they came. Over HTTP they go through
+//! rmcp's streamable-HTTP client transport, which speaks the session and SSE parts of the
+//! protocol and writes and reads messages through its own types: there the bytes are
+//! rmcp's serialisation (docs/gateway.md says so).
 
 use std::process::Stdio;
 
-use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
 use crate::error::{Error, Result};
 use crate::input::child::Env;
 
+use super::message::Msg;
+
 /// What arrives from the server.
 #[derive(Debug)]
 pub enum Incoming {
-    Message(Value),
+    Message(Msg),
     /// A stdout line that is not JSON (a server bug; logged, not passed on).
     NotJson(String),
     /// The server is gone (exit status or transport error).
@@ -23,7 +26,7 @@ pub enum Incoming {
 }
 
 pub struct Upstream {
-    pub tx: mpsc::UnboundedSender<Value>,
+    pub tx: mpsc::UnboundedSender<Msg>,
     pub rx: mpsc::UnboundedReceiver<Incoming>,
     /// Stops the server (kills a child process).
     pub stop: Option<tokio::sync::oneshot::Sender<()>>,
@@ -40,12 +43,12 @@ pub fn stdio(command: &str, pass_env: &[String]) -> Result<Upstream> {
         .map_err(|e| Error::Input(format!("cannot start the server `{command}`: {e}")))?;
     let mut stdin = child.stdin.take().expect("piped");
     let stdout = child.stdout.take().expect("piped");
-    let (tx, mut out_rx) = mpsc::unbounded_channel::<Value>();
+    let (tx, mut out_rx) = mpsc::unbounded_channel::<Msg>();
     let (in_tx, rx) = mpsc::unbounded_channel();
     let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(async move {
-        while let Some(v) = out_rx.recv().await {
-            let mut line = v.to_string();
+        while let Some(m) = out_rx.recv().await {
+            let mut line = m.line().into_owned();
             line.push('\n');
             if stdin.write_all(line.as_bytes()).await.is_err() || stdin.flush().await.is_err() {
                 break;
@@ -68,8 +71,8 @@ pub fn stdio(command: &str, pass_env: &[String]) -> Result<Upstream> {
             match next {
                 Ok(Some(line)) if line.trim().is_empty() => {}
                 Ok(Some(line)) => {
-                    let item = match serde_json::from_str::<Value>(&line) {
-                        Ok(v) => Incoming::Message(v),
+                    let item = match Msg::one(&line) {
+                        Ok(m) => Incoming::Message(m),
                         Err(_) => Incoming::NotJson(line),
                     };
                     if in_tx.send(item).is_err() {
@@ -104,7 +107,7 @@ pub fn http(url: &str) -> Result<Upstream> {
     use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
     use rmcp::transport::Transport;
     let mut transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.to_string());
-    let (tx, mut out_rx) = mpsc::unbounded_channel::<Value>();
+    let (tx, mut out_rx) = mpsc::unbounded_channel::<Msg>();
     let (in_tx, rx) = mpsc::unbounded_channel();
     let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
     let url = url.to_string();
@@ -112,7 +115,8 @@ pub fn http(url: &str) -> Result<Upstream> {
         let why = loop {
             tokio::select! {
                 out = out_rx.recv() => {
-                    let Some(v) = out else { break None };
+                    let Some(m) = out else { break None };
+                    let v = m.v;
                     match serde_json::from_value::<ClientJsonRpcMessage>(v.clone()) {
                         Ok(m) => {
                             if let Err(e) = transport.send(m).await {
@@ -131,7 +135,7 @@ pub fn http(url: &str) -> Result<Upstream> {
                         break Some(format!("{url}: the connection closed"));
                     };
                     match serde_json::to_value(&m) {
-                        Ok(v) => { let _ = in_tx.send(Incoming::Message(v)); }
+                        Ok(v) => { let _ = in_tx.send(Incoming::Message(Msg::built(v))); }
                         Err(e) => { let _ = in_tx.send(Incoming::NotJson(e.to_string())); }
                     }
                 }
