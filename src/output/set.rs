@@ -70,6 +70,21 @@ pub fn alive(pid: u32) -> bool {
     Path::new("/proc").join(pid.to_string()).exists()
 }
 
+/// When process `pid` started (clock ticks since boot, /proc/PID/stat's 22nd field):
+/// with the pid it names one process, so a journal whose writer died and whose pid was
+/// given to another process is not taken for a live writer's. None off Linux.
+pub fn started_at(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces and parentheses: count after its end.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Whether the process a journal names (pid, and its start when recorded) is running.
+fn writer_alive(pid: u32, start: Option<u64>) -> bool {
+    alive(pid) && (start.is_none() || started_at(pid).is_none() || started_at(pid) == start)
+}
+
 /// The folder a verb's `out` names: itself, or the folder of a file it names.
 fn root(out: &Path) -> PathBuf {
     let is_file = out.is_file()
@@ -118,7 +133,7 @@ pub fn recover(dir: &Path) -> Result<()> {
     if pid == std::process::id() {
         return Ok(());
     }
-    if pid != 0 && alive(pid) {
+    if pid != 0 && writer_alive(pid, v["pid_start"].as_u64()) {
         return Err(Error::Input(format!(
             "{}: `groundcheck {verb}` (pid {pid}, since {}) is writing its outputs there; \
              wait for it to end (one writer per folder)",
@@ -270,6 +285,7 @@ impl Journal {
     fn save(&self) -> std::io::Result<()> {
         let doc = json!({
             "pid": std::process::id(),
+            "pid_start": started_at(std::process::id()),
             "verb": self.verb,
             "started": self.started,
             "entries": self.entries.iter().map(|(p, e)| json!({"path": p, "previous": e})).collect::<Vec<_>>(),
@@ -442,6 +458,26 @@ mod tests {
         assert!(!dir.join("extra.json").exists());
         assert!(!dir.join(JOURNAL).exists());
         assert!(!dir.join(PREVIOUS).exists());
+    }
+
+    /// A dead writer's pid given to another process: its start time tells them apart.
+    #[test]
+    fn a_reused_pid_is_not_the_writer() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("labels.jsonl"), "new\n").unwrap();
+        let start = started_at(1).expect("Linux has /proc/1/stat");
+        let journal = json!({"pid": 1, "pid_start": start + 1, "verb": "label", "started": "t",
+            "entries": [{"path": "labels.jsonl", "previous": false}]});
+        std::fs::write(d.path().join(JOURNAL), journal.to_string()).unwrap();
+        recover(d.path()).unwrap();
+        assert!(!d.path().join("labels.jsonl").exists());
+        let journal =
+            json!({"pid": 1, "pid_start": start, "verb": "label", "started": "t", "entries": []});
+        std::fs::write(d.path().join(JOURNAL), journal.to_string()).unwrap();
+        assert!(
+            recover(d.path()).is_err(),
+            "the same process is still the writer"
+        );
     }
 
     #[test]

@@ -1628,6 +1628,113 @@ fn gateway_speaks_each_protocol_version_of_the_official_sdks() {
     }
 }
 
+/// Issue #45 with the official client: fastmcp 4's (2026-07-28, no sessions) through the
+/// gateway's HTTP face. Agent A's two stale calls disable run_sql for A only: agent B, a
+/// different client program (its client info), and agent D, the same program as C but
+/// naming itself with the Groundcheck-Agent header, get their own counts.
+#[test]
+fn sessionless_agents_keep_their_own_strikes_through_the_http_face() {
+    let tmp = tempfile::tempdir().unwrap();
+    let gw = Listening::start(
+        &tmp.path().join("gw"),
+        &[],
+        &server_cmd("warehouse_server.py"),
+        &[("GC_SERVER_NAME", "generic-warehouse")],
+    );
+    let url = std::slice::from_ref(&gw.url);
+    let valid = r#"[{"tool":"run_sql","arguments":{"sql":"SELECT COUNT(*) FROM customers"}}]"#;
+    let stale2 = r#"[{"tool":"run_sql","arguments":{"query":"SELECT 1"}},{"tool":"run_sql","arguments":{"query":"SELECT 1"}}]"#;
+    let agent = |calls: &str, env: &[(&str, &str)]| -> Vec<Value> {
+        play_env("producers", "fastmcp_client.py", calls, url, env)
+    };
+    let disabled = |v: &Value| {
+        v["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("disabled for this session")
+    };
+    let a = agent(stale2, &[("GC_CLIENT_NAME", "agent-a")]);
+    assert_eq!(a[0]["text"], STALE, "{a:?}");
+    assert!(
+        a[1]["text"].as_str().unwrap().contains("is now disabled"),
+        "{a:?}"
+    );
+    let b = agent(valid, &[("GC_CLIENT_NAME", "agent-b")]);
+    assert_eq!(b[0]["is_error"], false, "B is not A: {b:?}");
+    let a = agent(valid, &[("GC_CLIENT_NAME", "agent-a")]);
+    assert!(disabled(&a[0]), "A's tool stays disabled for A: {a:?}");
+    let same = [("GC_CLIENT_NAME", "agent-cd")];
+    let c = agent(stale2, &[same[0], ("GC_AGENT_HEADER", "c")]);
+    assert!(
+        c[1]["text"].as_str().unwrap().contains("is now disabled"),
+        "{c:?}"
+    );
+    let d = agent(valid, &[same[0], ("GC_AGENT_HEADER", "d")]);
+    assert_eq!(
+        d[0]["is_error"], false,
+        "D names itself apart from C: {d:?}"
+    );
+    let (code, err) = gw.stop();
+    assert_eq!(code, 1, "sessions ended with a tool disabled: {err}");
+}
+
+/// Issue #45's load: 10 agents x 100 concurrent calls through one HTTP face, fastmcp 4's
+/// Client (2026-07-28, sessionless, each its own client info) and the MCP SDK's sessions
+/// (2025-11-25) mixed, agent 0 sending every call with a parameter the schema lacks.
+/// Every request is answered once; every other agent's calls are answered with their own
+/// n (no cross-talk); agent 0's are all refused, and its tool is disabled for it alone.
+#[test]
+fn ten_mixed_agents_at_once_each_get_their_own_answers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("gw");
+    let gw = Listening::start(&out, &["-q"], &server_cmd("burst_server.py"), &[]);
+    let o = Command::new(venv_python("producers"))
+        .arg(root().join("tests/producers/mixed_load_client.py"))
+        .args(["10", "100", "--", &gw.url])
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "mixed_load_client.py failed:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let mut lines: Vec<Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let total = lines.pop().expect("a summary line");
+    assert_eq!(total["answered"], 1000, "{total}");
+    let mut seen = std::collections::BTreeSet::new();
+    for l in &lines {
+        assert!(seen.insert(l["n"].as_u64().unwrap()), "answered twice: {l}");
+        if l["agent"] == 0 {
+            let e = l["error"].as_str().unwrap_or_default();
+            assert!(
+                l["ok"] == false && (e.starts_with("Schema mismatch") || e.contains("disabled")),
+                "{l}"
+            );
+        } else {
+            assert_eq!(l["ok"], true, "{l}");
+            assert_eq!(l["answer"], l["n"], "cross-talk: {l}");
+        }
+    }
+    let (code, err) = gw.stop();
+    assert_eq!(
+        code, 1,
+        "agent 0's session ended with its tool disabled: {err}"
+    );
+    // One trace per agent: the ten agents were ten gateway sessions.
+    assert_eq!(
+        std::fs::read_dir(out.join("traces")).unwrap().count(),
+        10,
+        "{err}"
+    );
+    eprintln!(
+        "10 agents x 100 calls through the HTTP face: p50 {} ms, p99 {} ms",
+        total["p50_ms"], total["p99_ms"]
+    );
+}
+
 #[test]
 fn gateway_holds_calls_after_list_changed_until_the_new_schema_is_in() {
     let tmp = tempfile::tempdir().unwrap();

@@ -2,7 +2,9 @@
 stdio to the command after `--` (the gateway, or a server directly), or over streamable
 HTTP when that command is one http:// URL. Lists the tools and
 plays the calls given as JSON on argv[1] ([{"tool", "arguments"}], or {"sleep": SECS}); prints one JSON line
-per call: {"tool", "is_error", "structured", "text"}, then {"server", "protocol", "tools"}."""
+per call: {"tool", "is_error", "structured", "text"}, then {"server", "protocol", "tools"}.
+GC_CLIENT_NAME names the client in its client info (two different client programs);
+GC_AGENT_HEADER sends it as the gateway's Groundcheck-Agent header over HTTP."""
 
 import asyncio
 import json
@@ -10,17 +12,23 @@ import os
 import sys
 
 from fastmcp import Client
-from fastmcp.client.transports import StdioTransport
+from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
+from mcp import types
 
 calls = json.loads(sys.argv[1])
 cmd = sys.argv[sys.argv.index("--") + 1:]
 
 
 async def main():
+    name = os.environ.get("GC_CLIENT_NAME")
+    info = types.Implementation(name=name, version="1.0") if name else None
     if len(cmd) == 1 and cmd[0].startswith("http"):
-        client = Client(cmd[0])
+        agent = os.environ.get("GC_AGENT_HEADER")
+        headers = {"Groundcheck-Agent": agent} if agent else None
+        client = Client(StreamableHttpTransport(cmd[0], headers=headers), client_info=info)
     else:
-        client = Client(StdioTransport(command=cmd[0], args=cmd[1:], env=dict(os.environ)))
+        client = Client(StdioTransport(command=cmd[0], args=cmd[1:], env=dict(os.environ)),
+                        client_info=info)
     async with client:
         tools = await client.list_tools()
         for c in calls:
