@@ -1678,6 +1678,55 @@ fn sessionless_agents_keep_their_own_strikes_through_the_http_face() {
     assert_eq!(code, 1, "sessions ended with a tool disabled: {err}");
 }
 
+/// Issue #45 with the official client: fastmcp 4's Client sends an integer wider than 64
+/// bits; through the gateway (stdio and HTTP faces) the server gets it exactly and the
+/// client gets it back exactly, as without the gateway (re-serialised, it was a double:
+/// `1.2345678901234568e+29`).
+#[test]
+fn a_wide_integer_crosses_the_gateway_exactly_with_the_official_client() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wide = "123456789012345678901234567890";
+    let calls = format!(r#"[{{"tool":"work","arguments":{{"n":{wide}}}}}]"#);
+    let raw = |cmd: &[String]| -> String {
+        let o = Command::new(venv_python("producers"))
+            .arg(root().join("tests/producers/fastmcp_client.py"))
+            .arg(&calls)
+            .arg("--")
+            .args(cmd)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let direct = raw(&server_cmd("burst_server.py"));
+    assert!(
+        direct.contains(&format!("\"structured\": {{\"n\": {wide}}}")),
+        "{direct}"
+    );
+    let mut stdio = vec![
+        env!("CARGO_BIN_EXE_groundcheck").to_string(),
+        "gateway".into(),
+        "--out".into(),
+        tmp.path().join("stdio").display().to_string(),
+        "--".into(),
+    ];
+    stdio.extend(server_cmd("burst_server.py"));
+    assert_eq!(raw(&stdio), direct, "stdio face");
+    let gw = Listening::start(
+        &tmp.path().join("http"),
+        &[],
+        &server_cmd("burst_server.py"),
+        &[],
+    );
+    assert_eq!(raw(std::slice::from_ref(&gw.url)), direct, "HTTP face");
+    let (code, err) = gw.stop();
+    assert_eq!(code, 0, "{err}");
+}
+
 /// Issue #45's load: 10 agents x 100 concurrent calls through one HTTP face, fastmcp 4's
 /// Client (2026-07-28, sessionless, each its own client info) and the MCP SDK's sessions
 /// (2025-11-25) mixed, agent 0 sending every call with a parameter the schema lacks.
