@@ -37,6 +37,9 @@
 --   has no glossary (definition_match is then NULL, as for a question without a term);
 --   'cost' when nothing priced the task (task_cost.cost_source none: cost_usd NULL).
 --   queries/not_scored.sql turns them into the report's one note per server.
+--   trace_ids, answer_span_id, call_span_ids (issue #47): what the label judges, from
+--   tasks: the task's traces, the span of its answer and of each tool call, for imported
+--   and collected traces; `annotate` sends the verdicts there.
 -- grain: (run_id, server, case_id)
 -- inputs: tasks, task_grounding, task_definition_match, task_freshness, call_policy, task_cost,
 --   trace_clarifications, failure_evidence, task_tool_calls, reviews, policies,
@@ -73,6 +76,7 @@ project AS (
 ),
 base AS (
   SELECT t.run_id, t.server, t.case_id, t.user_role, t.as_user, t.answer,
+    t.trace_ids, t.answer_span_id, t.call_span_ids,
     CASE WHEN NOT t.has_case THEN NULL
          WHEN t.gold['answer'] IS NULL AND tc.case_id IS NOT NULL THEN tc.tool_calls_valid
          ELSE answer_correct(t.answer, t.gold['answer'], coalesce(t.gold['tolerance'], 0.0)) END AS correct,
@@ -137,7 +141,7 @@ SELECT run_id, server, case_id, user_role, as_user,
   correct, grounded, failure_class, failure_classes, failure_evidence,
   grounding_precision, grounding_recall, task_recall, fields_used, forbidden_used,
   business_terms, definition_match, freshness_bound, freshness_pass, calls, policy_violations,
-  clarification_turns, cost_usd, cost_source, answer,
+  clarification_turns, cost_usd, cost_source, answer, trace_ids, answer_span_id, call_span_ids,
   tool_calls_valid, tool_calls_reason, tool_selection_precision, tool_selection_recall,
   argument_accuracy, tool_call_f1, exact_sequence, forbidden_tool_calls,
   CASE WHEN NOT has_case THEN ['case_id not in cases: left unlabeled (a cases line refused by --on-bad-line skip is in rejects.jsonl)']
@@ -190,5 +194,6 @@ SELECT run_id, server, case_id, user_role, as_user,
             AND coalesce(human_failure_class, '-') = coalesce(final_class, '-') END AS agrees_with_human,
   correct AS auto_correct, grounded AS auto_grounded, failure_class AS auto_failure_class, reviewed_by,
   tool_calls_valid, tool_calls_reason, tool_selection_precision, tool_selection_recall,
-  argument_accuracy, tool_call_f1, exact_sequence, forbidden_tool_calls, not_scored
+  argument_accuracy, tool_call_f1, exact_sequence, forbidden_tool_calls, not_scored,
+  trace_ids, answer_span_id, call_span_ids
 FROM reviewed

@@ -1,23 +1,28 @@
 -- view: tasks
 -- definition: one task per (run_id, server, case_id): a case's question answered by one
 --   server in one run, joined to its gold record; the answer is the text of the task's
---   last answer step (by step, then ts)
+--   last answer step (by step, then ts); answer_span_id is that step's span and
+--   call_span_ids the spans of the task's tool calls in order (imported and collected
+--   traces carry span ids: where `annotate` puts the verdicts back)
 -- grain: (run_id, server, case_id)
 -- inputs: steps, cases
--- nulls: answer is NULL when the trace has no answer step; label_* are the case's hand
+-- nulls: answer and answer_span_id are NULL when the trace has no answer step (the span
+--   also when the step came from no span); call_span_ids is empty without spans; label_* are the case's hand
 --   label, which describes its source trace: it applies where is_source_trace; gold columns are NULL when the
 --   case_id is not in cases (such tasks are kept so they are not lost)
 WITH answers AS (
-  SELECT run_id, server, case_id, text,
+  SELECT run_id, server, case_id, text, span_id,
     row_number() OVER (PARTITION BY run_id, server, case_id ORDER BY step DESC, ts DESC) AS n
   FROM steps WHERE kind = 'answer' AND case_id IS NOT NULL
 ),
 task AS (
-  SELECT run_id, server, case_id, count(DISTINCT trace_id) AS traces, array_sort(array_agg(DISTINCT trace_id)) AS trace_ids
+  SELECT run_id, server, case_id, count(DISTINCT trace_id) AS traces, array_sort(array_agg(DISTINCT trace_id)) AS trace_ids,
+    coalesce(array_agg(span_id ORDER BY trace_id, step) FILTER (WHERE kind = 'tool_call' AND span_id IS NOT NULL), CAST([] AS VARCHAR[])) AS call_span_ids
   FROM steps WHERE case_id IS NOT NULL
   GROUP BY run_id, server, case_id
 )
 SELECT t.run_id, t.server, t.case_id, t.traces, t.trace_ids, a.text AS answer,
+  a.span_id AS answer_span_id, t.call_span_ids,
   c.case_id IS NOT NULL AS has_case, c.user_role, c.as_user, c.question, c.gold,
   -- The hand label describes the case's source trace only.
   array_has(t.trace_ids, c.source_trace) AS is_source_trace,

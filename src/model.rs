@@ -418,6 +418,12 @@ pub static STEPS: LazyLock<TableSpec> = LazyLock::new(|| {
                 OPT,
                 "Text of a user, assistant, reasoning, clarification or answer event.",
             ),
+            col(
+                "span_id",
+                Ty::Str,
+                OPT,
+                "The OpenTelemetry span the event was read from (hex), for imported and collected traces: where a verdict on it goes back to (`annotate`).",
+            ),
         ],
     )
 });

@@ -5,6 +5,7 @@
 
 mod print;
 
+mod annotate;
 mod anomalies;
 mod canary;
 #[cfg(feature = "ballista")]
@@ -47,6 +48,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    Annotate(annotate::Args),
     Anomalies(anomalies::Args),
     Canary(canary::Args),
     Collect(collect::Args),
@@ -160,6 +162,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     let work = async move {
         match command {
+            Command::Annotate(a) => annotate::run(a).await,
             Command::Anomalies(a) => anomalies::run(a).await,
             Command::Canary(a) => canary::run(a).await,
             Command::Collect(a) => collect::run(a).await,

@@ -3,6 +3,7 @@
 //! check; `report` runs the report views and lays them out; `diff` compares two sides'
 //! labels; `review` is the human review loop; `sample` draws review sets.
 
+pub mod annotate;
 pub mod anomalies;
 pub mod chunks;
 pub mod diff;

@@ -4,6 +4,7 @@
 //! A half-written output is never visible under its final name. Parquet is written with
 //! fixed writer properties, so the same batches give the same bytes.
 
+pub mod annotate;
 pub mod docs;
 pub mod html;
 pub mod label_writer;

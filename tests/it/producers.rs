@@ -116,7 +116,7 @@ pub fn golden(hedging_step: usize) -> BTreeMap<String, Value> {
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .filter(|v| v["case_id"] == "emea-active-q2-017")
         .map(|mut v| {
-            v.as_object_mut().unwrap().remove("run_id");
+            strip_provenance(&mut v);
             let s = v.to_string().replace(
                 "semantic/hedging: step 6:",
                 &format!("semantic/hedging: step {hedging_step}:"),
@@ -143,10 +143,19 @@ pub fn labels(data: &Path, out: &Path, source: &[&str]) -> BTreeMap<String, Valu
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .map(|mut v| {
-            v.as_object_mut().unwrap().remove("run_id");
+            strip_provenance(&mut v);
             (v["server"].as_str().unwrap().to_string(), v)
         })
         .collect()
+}
+
+/// Where a label came from (its run, traces and spans) differs between the demo and an
+/// imported trace of the same conversation; the verdicts must not.
+fn strip_provenance(v: &mut Value) {
+    let o = v.as_object_mut().unwrap();
+    for k in ["run_id", "trace_ids", "answer_span_id", "call_span_ids"] {
+        o.remove(k);
+    }
 }
 
 /// The steps of a traces table, without what a new run changes (times, and the server's
@@ -462,6 +471,100 @@ fn openinference_pydantic_ai_spans_and_every_phoenix_export() {
         );
         assert_eq!(steps(&proj, &o.join("traces")), reference, "{f}");
     }
+}
+
+/// Issue #47, the round trip into Phoenix: a real agent's OTLP (pydantic-ai traced by
+/// OpenInference) imported and labeled; a real Phoenix fed the same requests; `annotate`
+/// run twice; Phoenix's own client reads back one annotation per task and figure, on the
+/// span of each task's answer, equal to labels.parquet (the rerun updated, never added).
+#[test]
+fn verdicts_go_back_to_phoenix_as_span_annotations() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let ids = produce(
+        "producers",
+        "pydantic_agent.py",
+        d,
+        &[
+            "--instrumentation",
+            "openinference",
+            "--spans-file",
+            d.join("agent").to_str().unwrap(),
+        ],
+        &[],
+    );
+    let proj = project(d, &ids["generic-emea-active"]);
+    let pb = files(d, ".pb");
+    let cases = proj.join("cases.jsonl");
+    crate::import::import(
+        "otlp",
+        &pb,
+        &["--cases", cases.to_str().unwrap()],
+        &d.join("imp"),
+    );
+    let traces = format!("steps={}", d.join("imp/traces").display());
+    labels(&proj, &d.join("out"), &["--table", &traces]);
+    let o = Command::new(venv_python("phoenix"))
+        .arg(root().join("tests/producers/phoenix_annotate.py"))
+        .arg("--otlp")
+        .args(&pb)
+        .args(["--labels", d.join("out").to_str().unwrap()])
+        .args(["--groundcheck", env!("CARGO_BIN_EXE_groundcheck")])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut got: Vec<Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let summary = got.pop().unwrap();
+    // What labels.parquet says, as the annotations must say it.
+    let want = sql_csv(
+        &proj,
+        &[("l", &d.join("out/labels.parquet"))],
+        "SELECT answer_span_id, \
+           CASE WHEN correct THEN 'correct' WHEN NOT correct THEN 'wrong' ELSE 'undecided' END AS c, \
+           CASE WHEN grounded THEN 'grounded' WHEN NOT grounded THEN 'not grounded' ELSE 'undecided' END AS g, \
+           coalesce(failure_class, 'none') AS f, \
+           CASE WHEN needs_human_review THEN 'needs review' ELSE 'decided' END AS r \
+         FROM l WHERE answer_span_id IS NOT NULL ORDER BY answer_span_id",
+    );
+    let mut rows: Vec<&str> = want.lines().skip(1).collect();
+    assert!(
+        !rows.is_empty(),
+        "no labeled task has an answer span: {want}"
+    );
+    assert_eq!(summary["annotations"], 4 * rows.len(), "{summary}");
+    assert!(
+        summary["runs"][1]
+            .as_str()
+            .unwrap()
+            .starts_with("annotated "),
+        "{summary}"
+    );
+    let mut read: Vec<String> = Vec::new();
+    for span in got.chunks(4) {
+        let by = |n: &str| {
+            span.iter()
+                .find(|a| a["name"] == n)
+                .unwrap_or_else(|| panic!("no {n} on {}", span[0]["span_id"]))
+        };
+        for a in span {
+            assert_eq!(a["identifier"], "groundcheck", "{a}");
+            assert_eq!(a["kind"], "CODE", "{a}");
+        }
+        read.push(format!(
+            "{},{},{},{},{}",
+            span[0]["span_id"].as_str().unwrap(),
+            by("groundcheck.correct")["label"].as_str().unwrap(),
+            by("groundcheck.grounded")["label"].as_str().unwrap(),
+            by("groundcheck.failure_class")["label"].as_str().unwrap(),
+            by("groundcheck.review")["label"].as_str().unwrap(),
+        ));
+    }
+    rows.sort();
+    read.sort();
+    assert_eq!(read, rows);
 }
 
 #[test]

@@ -96,6 +96,8 @@ pub struct Step {
     pub input_tokens: Option<i64>,
     pub output_tokens: Option<i64>,
     pub text: Option<String>,
+    /// The span it was read from (hex).
+    pub span_id: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -449,6 +451,7 @@ pub(crate) fn number(mut steps: Vec<Step>, opts: &Options, out: &mut Imported) {
         put("input_tokens", s.input_tokens.map(Value::from));
         put("output_tokens", s.output_tokens.map(Value::from));
         put("text", s.text.map(Value::from));
+        put("span_id", s.span_id.map(Value::from));
         out.steps.push(Value::Object(m));
     }
 }

@@ -1190,6 +1190,7 @@ pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<St
                         ts: ms[0].end.or(ms[0].start),
                         seq: seq + 3,
                         text: Some(text.clone()),
+                        span_id: Some(ms[0].span_id.clone()),
                         ..base.clone()
                     }),
                 }
@@ -1434,6 +1435,7 @@ fn call_steps(
     let start = ms.iter().filter_map(|s| s.start).min();
     // The agent's span ends last: the result is in the agent's hands then.
     let end = ms[0].end.or(start);
+    let span_id = Some(ms[0].span_id.clone());
     steps.push(Step {
         kind: "tool_call",
         ts: start,
@@ -1443,6 +1445,7 @@ fn call_steps(
         arguments,
         server: server.clone(),
         as_user: as_user.clone(),
+        span_id: span_id.clone(),
         ..base.clone()
     });
     steps.push(Step {
@@ -1456,6 +1459,7 @@ fn call_steps(
         as_of,
         server,
         as_user,
+        span_id,
         ..base.clone()
     });
 }
@@ -1487,12 +1491,14 @@ fn model_step(
         .map(|s| user_messages(s))
         .find(|u| !u.is_empty())
         .unwrap_or_default();
+    let span_id = Some(ms[0].span_id.clone());
     for q in new_turns(users, said) {
         steps.push(Step {
             kind: "user",
             ts: start,
             seq,
             text: Some(q),
+            span_id: span_id.clone(),
             ..base.clone()
         });
     }
@@ -1504,6 +1510,7 @@ fn model_step(
             ts: end,
             seq: seq + 1,
             text: Some(r),
+            span_id: span_id.clone(),
             ..base.clone()
         });
     }
@@ -1512,6 +1519,7 @@ fn model_step(
             kind: "assistant",
             ts: end,
             seq: seq + 2,
+            span_id: span_id.clone(),
             model: first_text(&[
                 "gen_ai.response.model",
                 "gen_ai.request.model",
@@ -1787,6 +1795,7 @@ fn calls_from_messages(
                 tool: Some(name.clone()),
                 call_id: Some(call_id.clone()),
                 arguments,
+                span_id: Some(s.span_id.clone()),
                 ..base.clone()
             });
             if let Some((r, rts)) = responses.get(&call_id) {
@@ -1800,6 +1809,7 @@ fn calls_from_messages(
                     is_error: Some(is_error.unwrap_or(false)),
                     as_of: mcp_result::as_of(&result, meta.as_ref()),
                     result: Some(result),
+                    span_id: Some(s.span_id.clone()),
                     ..base.clone()
                 });
             }

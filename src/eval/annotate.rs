@@ -1,0 +1,116 @@
+//! Each labeled task's verdicts as annotations on the span of its answer
+//! (`answer_span_id`, kept by the labels for imported and collected traces): one per task
+//! and figure, named `groundcheck.*` (docs/trace-stores.md). `output::annotate` sends them.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::engine::query::{collect, rows_as_json};
+use crate::error::{Error, Result};
+use crate::output::annotate::Annotation;
+
+/// What a labels folder has to send.
+#[derive(Debug, Default)]
+pub struct Planned {
+    pub annotations: Vec<Annotation>,
+    /// Tasks whose answer came from no span (hand-written traces, the gateway's).
+    pub without_span: usize,
+}
+
+/// The annotations of every task in `dir/labels.parquet` that has an answer span, in the
+/// labels' order: correct, grounded, failure_class and review, each a label (and a score
+/// where the figure is a yes or no) with what explains it.
+pub async fn plan(dir: &Path) -> Result<Planned> {
+    let file = dir.join("labels.parquet");
+    if !file.is_file() {
+        return Err(Error::Usage(format!(
+            "{}: no labels.parquet (annotate a folder written by `label` or `report`)",
+            dir.display()
+        )));
+    }
+    let ctx = crate::engine::context::single_partition()?;
+    ctx.register_parquet(
+        "labels",
+        file.to_string_lossy().as_ref(),
+        Default::default(),
+    )
+    .await?;
+    let has_spans = ctx
+        .table("labels")
+        .await?
+        .schema()
+        .has_column_with_unqualified_name("answer_span_id");
+    if !has_spans {
+        return Err(Error::Input(format!(
+            "{}: labels written before they kept span ids; label the traces again",
+            file.display()
+        )));
+    }
+    let sql = "SELECT answer_span_id, correct, grounded, failure_class, needs_human_review, \
+               review_reasons, failure_evidence, not_scored FROM labels \
+               ORDER BY run_id, server, case_id";
+    let (_, batches) = collect(&ctx, sql).await?;
+    let mut out = Planned::default();
+    for r in rows_as_json(&batches)? {
+        let Some(span) = r.get("answer_span_id").and_then(Value::as_str) else {
+            out.without_span += 1;
+            continue;
+        };
+        let list = |k: &str| -> Vec<String> {
+            r.get(k)
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let yes_no = |k: &str, yes: &str, no: &str| match r.get(k).and_then(Value::as_bool) {
+            Some(true) => (yes.to_string(), Some(1.0)),
+            Some(false) => (no.to_string(), Some(0.0)),
+            None => ("undecided".to_string(), None),
+        };
+        let joined = |v: Vec<String>| (!v.is_empty()).then(|| v.join("; "));
+        let mut add = |name, (label, score): (String, Option<f64>), explanation| {
+            out.annotations.push(Annotation {
+                span_id: span.to_string(),
+                name,
+                label,
+                score,
+                explanation,
+            })
+        };
+        add(
+            "groundcheck.correct",
+            yes_no("correct", "correct", "wrong"),
+            None,
+        );
+        let mut grounded = yes_no("grounded", "grounded", "not grounded");
+        if grounded.1.is_none() && list("not_scored").iter().any(|f| f == "grounding") {
+            grounded.0 = "not scored".to_string();
+        }
+        add("groundcheck.grounded", grounded, None);
+        let class = r
+            .get("failure_class")
+            .and_then(Value::as_str)
+            .unwrap_or("none")
+            .to_string();
+        add(
+            "groundcheck.failure_class",
+            (class, None),
+            joined(list("failure_evidence")),
+        );
+        let review = r.get("needs_human_review").and_then(Value::as_bool) == Some(true);
+        add(
+            "groundcheck.review",
+            (
+                if review { "needs review" } else { "decided" }.to_string(),
+                None,
+            ),
+            joined(list("review_reasons")),
+        );
+    }
+    Ok(out)
+}
