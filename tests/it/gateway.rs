@@ -1055,6 +1055,32 @@ fn gateway_keeps_sessionless_agents_apart_unless_told_to_share() {
         let b2 = call(&face, "agent-b", 2, stale());
         let a3 = call(&face, "agent-a", 3, json!({}));
         assert!(a3.contains("is disabled for this session"), "{a3}");
+        // A sessionless agent learns it from its next tools/list too: the disabled tool
+        // is gone from A's list (and from B's only when they share).
+        let list = |agent: &str| -> Vec<String> {
+            let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list",
+                "params": {"_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientInfo": {"name": agent, "version": "1.0"},
+                    "io.modelcontextprotocol/clientCapabilities": {}}}});
+            let (_, body) = raw_post(
+                &face.url,
+                &[
+                    ("Accept", "application/json"),
+                    ("MCP-Protocol-Version", "2026-07-28"),
+                ],
+                &body.to_string(),
+            );
+            let v: Value = serde_json::from_str(&body).unwrap();
+            v["result"]["tools"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{v}"))
+                .iter()
+                .map(|t| t["name"].as_str().unwrap().to_string())
+                .collect()
+        };
+        assert!(!list("agent-a").contains(&"ok".to_string()));
+        assert_eq!(list("agent-b").contains(&"ok".to_string()), !shared);
         if shared {
             assert!(b1.contains("is disabled for this session"), "{b1}");
         } else {
