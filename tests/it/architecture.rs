@@ -219,3 +219,55 @@ fn the_cli_parses_flags_and_prints() {
     }
     assert!(found.is_empty(), "work done in the CLI: {found:#?}");
 }
+
+/// Every file under `dir` with extension `ext`, recursively.
+fn files_with(dir: &Path, ext: &str, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
+        let p = e.path();
+        if p.is_dir() {
+            files_with(&p, ext, out);
+        } else if p.extension().is_some_and(|x| x == ext) {
+            out.push(p);
+        }
+    }
+}
+
+/// Every view a query file defines is queried (FROM or JOIN) by some .slt file, so a
+/// newcomer finds its expected rows by its name (issue #46).
+#[test]
+fn every_view_is_queried_by_an_slt() {
+    let root = crate::support::root();
+    let (mut sql, mut slt) = (Vec::new(), Vec::new());
+    files_with(&root.join("queries"), "sql", &mut sql);
+    files_with(&root.join("tests/slt"), "slt", &mut slt);
+    let tests: String = slt
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap().to_lowercase())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let words: Vec<&str> = tests
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut missing = Vec::new();
+    for f in &sql {
+        let text = std::fs::read_to_string(f).unwrap();
+        let name = text
+            .lines()
+            .find_map(|l| {
+                ["-- metric: ", "-- report: ", "-- label: ", "-- view: "]
+                    .iter()
+                    .find_map(|k| l.strip_prefix(k))
+            })
+            .unwrap_or_else(|| panic!("{}: no view name in its header", f.display()))
+            .trim()
+            .to_lowercase();
+        let queried = words
+            .windows(2)
+            .any(|w| (w[0] == "from" || w[0] == "join") && w[1] == name);
+        if !queried {
+            missing.push(name);
+        }
+    }
+    assert!(missing.is_empty(), "views no .slt queries: {missing:?}");
+}
