@@ -1,4 +1,5 @@
-//! `groundcheck annotate DIR --phoenix URL`: the labels' verdicts on the spans they judge.
+//! `groundcheck annotate DIR --phoenix URL | --otlp [URL]`: the labels' verdicts on the
+//! spans they judge.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -8,22 +9,37 @@ use groundcheck::eval::annotate::plan;
 use groundcheck::output::annotate;
 
 /// Put the verdicts of a labels folder (an earlier `label` or `report --out`) back on the
-/// traces they judge, in the trace store they came from: for each task whose answer came
-/// from a span (imported or collected traces), annotations `groundcheck.correct`,
-/// `groundcheck.grounded`, `groundcheck.failure_class` and `groundcheck.review` on that
-/// span, each with its label, score and explanation. Rerunning updates them (one per
-/// name and span). docs/trace-stores.md.
+/// traces they judge: for each task whose answer came from a span (imported or collected
+/// traces), `groundcheck.correct`, `groundcheck.grounded`, `groundcheck.failure_class`
+/// and `groundcheck.review` on that span, each with its label, score and explanation: as
+/// Arize Phoenix span annotations (a rerun updates them), and/or as OpenTelemetry
+/// `gen_ai.evaluation.result` events to any OTLP/HTTP endpoint. docs/trace-stores.md.
 #[derive(Debug, ClapArgs)]
+#[command(group(clap::ArgGroup::new("to").required(true).multiple(true).args(["phoenix", "otlp"])))]
 pub struct Args {
     /// A folder holding labels.parquet.
     dir: PathBuf,
 
     /// The Arize Phoenix server to annotate (its base URL, e.g. http://127.0.0.1:6006).
-    #[arg(long, value_name = "URL", required = true)]
-    phoenix: String,
+    #[arg(long, value_name = "URL")]
+    phoenix: Option<String>,
+
+    /// Send the verdicts as gen_ai.evaluation.result log events over OTLP/HTTP (protobuf)
+    /// to URL (`/v1/logs` is appended unless there); without URL, to
+    /// OTEL_EXPORTER_OTLP_ENDPOINT.
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+    otlp: Option<String>,
 }
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let otlp = match args.otlp.as_deref() {
+        Some("") => Some(std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT").map_err(|_| {
+            groundcheck::Error::Usage(
+                "--otlp without a URL needs OTEL_EXPORTER_OTLP_ENDPOINT set".to_string(),
+            )
+        })?),
+        other => other.map(str::to_string),
+    };
     let planned = plan(&args.dir).await?;
     if planned.annotations.is_empty() {
         anyhow::bail!(groundcheck::Error::Input(format!(
@@ -32,36 +48,55 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             planned.without_span
         )));
     }
-    let sent = annotate::to_phoenix(&args.phoenix, &planned.annotations).await?;
-    if sent.annotations == 0 {
-        anyhow::bail!(groundcheck::Error::Input(format!(
-            "Phoenix at {} has none of the {} span(s) to annotate (was it fed these traces?)",
-            args.phoenix,
-            sent.missing.len()
-        )));
-    }
-    eprintln!(
-        "annotated {} span(s) in Phoenix at {}: {} annotation(s){}{}",
-        sent.spans,
-        args.phoenix,
-        sent.annotations,
-        if planned.without_span > 0 {
-            format!(
-                "; {} task(s) without an answer span left out",
-                planned.without_span
-            )
-        } else {
-            String::new()
-        },
-        if sent.missing.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "; {} span(s) Phoenix does not have left out: {}",
-                sent.missing.len(),
-                sent.missing.join(", ")
-            )
+    let left_out = if planned.without_span > 0 {
+        format!(
+            "; {} task(s) without an answer span left out",
+            planned.without_span
+        )
+    } else {
+        String::new()
+    };
+    if let Some(url) = &args.phoenix {
+        let sent = annotate::to_phoenix(url, &planned.annotations).await?;
+        if sent.annotations == 0 {
+            anyhow::bail!(groundcheck::Error::Input(format!(
+                "Phoenix at {url} has none of the {} span(s) to annotate (was it fed these traces?)",
+                sent.missing.len()
+            )));
         }
-    );
+        eprintln!(
+            "annotated {} span(s) in Phoenix at {url}: {} annotation(s){left_out}{}",
+            sent.spans,
+            sent.annotations,
+            if sent.missing.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; {} span(s) Phoenix does not have left out: {}",
+                    sent.missing.len(),
+                    sent.missing.join(", ")
+                )
+            }
+        );
+    }
+    if let Some(url) = &otlp {
+        let sent = annotate::to_otlp(url, &planned.annotations).await?;
+        if sent.rejected >= sent.events as i64 {
+            anyhow::bail!(groundcheck::Error::Input(format!(
+                "{url} rejected all {} evaluation event(s)",
+                sent.events
+            )));
+        }
+        eprintln!(
+            "sent {} gen_ai.evaluation.result event(s) to {url} in {} request(s){}{left_out}",
+            sent.events,
+            sent.requests,
+            if sent.rejected > 0 {
+                format!("; {} rejected by the endpoint", sent.rejected)
+            } else {
+                String::new()
+            }
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -47,7 +47,7 @@ pub async fn plan(dir: &Path) -> Result<Planned> {
             file.display()
         )));
     }
-    let sql = "SELECT answer_span_id, correct, grounded, failure_class, needs_human_review, \
+    let sql = "SELECT trace_ids[1] AS trace_id, answer_span_id, correct, grounded, failure_class, needs_human_review, \
                review_reasons, failure_evidence, not_scored FROM labels \
                ORDER BY run_id, server, case_id";
     let (_, batches) = collect(&ctx, sql).await?;
@@ -76,6 +76,10 @@ pub async fn plan(dir: &Path) -> Result<Planned> {
         let mut add = |name, (label, score): (String, Option<f64>), explanation| {
             out.annotations.push(Annotation {
                 span_id: span.to_string(),
+                trace_id: r
+                    .get("trace_id")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
                 name,
                 label,
                 score,

@@ -1,6 +1,8 @@
 //! Verdicts back where people look at their traces (issue #47): annotations (made from
-//! the labels by `eval::annotate`) sent to Arize Phoenix through its REST API. Each carries
-//! the identifier `groundcheck`: Phoenix upserts on (name, span, identifier), so a rerun
+//! the labels by `eval::annotate`) sent to Arize Phoenix through its REST API, and as
+//! OpenTelemetry GenAI evaluation events (`gen_ai.evaluation.result` log records,
+//! parented to the span they judge) to any OTLP/HTTP endpoint. In Phoenix each carries the
+//! identifier `groundcheck`: Phoenix upserts on (name, span, identifier), so a rerun
 //! updates what it wrote before and never adds a second one.
 
 use serde_json::{Value, json};
@@ -14,6 +16,8 @@ pub const IDENTIFIER: &str = "groundcheck";
 #[derive(Debug, Clone, PartialEq)]
 pub struct Annotation {
     pub span_id: String,
+    /// The trace the span is in (OTLP events need it; Phoenix finds spans alone).
+    pub trace_id: Option<String>,
     pub name: &'static str,
     pub label: String,
     pub score: Option<f64>,
@@ -84,6 +88,164 @@ pub async fn to_phoenix(base: &str, annotations: &[Annotation]) -> Result<Sent> 
     sent.missing.sort();
     sent.missing.dedup();
     Ok(sent)
+}
+
+/// What an OTLP endpoint took.
+#[derive(Debug, Default)]
+pub struct Exported {
+    pub events: usize,
+    /// Events the endpoint said it rejected (OTLP partial success).
+    pub rejected: i64,
+    pub requests: usize,
+}
+
+/// Sends each annotation as a `gen_ai.evaluation.result` event (OpenTelemetry GenAI
+/// semantic conventions: `gen_ai.evaluation.name`, `.score.value`, `.score.label`,
+/// `.explanation`), an OTLP log record parented to the span it judges, protobuf over HTTP
+/// to `endpoint` (`/v1/logs` appended unless there: OTEL_EXPORTER_OTLP_ENDPOINT's rule),
+/// 500 a request. A request that fails with 429, 502, 503, 504 or no connection is retried
+/// three times (0.5, 1, 2 s apart).
+pub async fn to_otlp(endpoint: &str, annotations: &[Annotation]) -> Result<Exported> {
+    use opentelemetry_proto::tonic::collector::logs::v1::{
+        ExportLogsServiceRequest, ExportLogsServiceResponse,
+    };
+    use opentelemetry_proto::tonic::common::v1::{
+        AnyValue, InstrumentationScope, KeyValue, any_value,
+    };
+    use opentelemetry_proto::tonic::logs::v1::{LogRecord, ResourceLogs, ScopeLogs};
+    use opentelemetry_proto::tonic::resource::v1::Resource;
+    use prost::Message;
+
+    let url = if endpoint.trim_end_matches('/').ends_with("/v1/logs") {
+        endpoint.to_string()
+    } else {
+        format!("{}/v1/logs", endpoint.trim_end_matches('/'))
+    };
+    let kv = |k: &str, v: any_value::Value| KeyValue {
+        key: k.to_string(),
+        value: Some(AnyValue { value: Some(v) }),
+        ..Default::default()
+    };
+    let hex = |s: &str| -> Option<Vec<u8>> {
+        (s.len() % 2 == 0)
+            .then(|| {
+                (0..s.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&s[i..i + 2], 16).ok())
+                    .collect::<Option<Vec<u8>>>()
+            })
+            .flatten()
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(60))
+        .build()
+        .map_err(|e| Error::Input(format!("cannot make an HTTP client: {e}")))?;
+    let mut out = Exported::default();
+    for chunk in annotations.chunks(500) {
+        let records: Vec<LogRecord> = chunk
+            .iter()
+            .map(|a| {
+                let mut attributes = vec![
+                    kv(
+                        "gen_ai.evaluation.name",
+                        any_value::Value::StringValue(a.name.to_string()),
+                    ),
+                    kv(
+                        "gen_ai.evaluation.score.label",
+                        any_value::Value::StringValue(a.label.clone()),
+                    ),
+                ];
+                if let Some(s) = a.score {
+                    attributes.push(kv(
+                        "gen_ai.evaluation.score.value",
+                        any_value::Value::DoubleValue(s),
+                    ));
+                }
+                if let Some(e) = &a.explanation {
+                    attributes.push(kv(
+                        "gen_ai.evaluation.explanation",
+                        any_value::Value::StringValue(e.clone()),
+                    ));
+                }
+                LogRecord {
+                    time_unix_nano: now,
+                    observed_time_unix_nano: now,
+                    // INFO: a result, not a problem.
+                    severity_number: 9,
+                    event_name: "gen_ai.evaluation.result".to_string(),
+                    trace_id: a.trace_id.as_deref().and_then(hex).unwrap_or_default(),
+                    span_id: hex(&a.span_id).unwrap_or_default(),
+                    attributes,
+                    ..Default::default()
+                }
+            })
+            .collect();
+        let request = ExportLogsServiceRequest {
+            resource_logs: vec![ResourceLogs {
+                resource: Some(Resource {
+                    attributes: vec![kv(
+                        "service.name",
+                        any_value::Value::StringValue("groundcheck".into()),
+                    )],
+                    ..Default::default()
+                }),
+                scope_logs: vec![ScopeLogs {
+                    scope: Some(InstrumentationScope {
+                        name: "groundcheck".into(),
+                        version: env!("CARGO_PKG_VERSION").into(),
+                        ..Default::default()
+                    }),
+                    log_records: records,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+        };
+        let body = request.encode_to_vec();
+        let mut wait = std::time::Duration::from_millis(500);
+        let mut tries = 0;
+        let response = loop {
+            tries += 1;
+            let sent = client
+                .post(&url)
+                .header("content-type", "application/x-protobuf")
+                .body(body.clone())
+                .send()
+                .await;
+            let again = match &sent {
+                Ok(r) => [429, 502, 503, 504].contains(&r.status().as_u16()),
+                Err(e) => e.is_connect() || e.is_timeout(),
+            };
+            if !again || tries > 3 {
+                break sent.map_err(|e| Error::Input(format!("cannot reach {url}: {e}")))?;
+            }
+            tokio::time::sleep(wait).await;
+            wait *= 2;
+        };
+        let status = response.status();
+        let bytes = response.bytes().await.unwrap_or_default();
+        if !status.is_success() {
+            return Err(Error::Input(format!(
+                "{url} refused the evaluation events: HTTP {status}: {}",
+                String::from_utf8_lossy(&bytes)
+                    .chars()
+                    .take(300)
+                    .collect::<String>()
+            )));
+        }
+        out.requests += 1;
+        out.events += chunk.len();
+        if let Ok(r) = ExportLogsServiceResponse::decode(bytes.as_ref())
+            && let Some(p) = r.partial_success
+        {
+            out.rejected += p.rejected_log_records;
+        }
+    }
+    Ok(out)
 }
 
 /// The span ids of Phoenix's 404 ("Spans with IDs a, b do not exist.").

@@ -565,6 +565,78 @@ fn verdicts_go_back_to_phoenix_as_span_annotations() {
     rows.sort();
     read.sort();
     assert_eq!(read, rows);
+
+    // The same verdicts as OpenTelemetry GenAI evaluation events, to an OTLP/HTTP
+    // receiver that fails its first request (503: retried) and decodes with the
+    // OpenTelemetry proto package: one gen_ai.evaluation.result per annotation, parented
+    // to the task's trace and answer span.
+    let events = d.join("events.jsonl");
+    let mut rx = Command::new(venv_python("phoenix"))
+        .arg(root().join("tests/producers/otlp_logs_receiver.py"))
+        .arg(&events)
+        .args(["--fail-first", "1"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(rx.stdout.take().unwrap()),
+        &mut first,
+    )
+    .unwrap();
+    let port = first
+        .trim()
+        .strip_prefix("listening ")
+        .expect("a port")
+        .to_string();
+    let sent = ok(
+        &root(),
+        &[
+            "annotate",
+            d.join("out").to_str().unwrap(),
+            "--otlp",
+            &format!("http://127.0.0.1:{port}"),
+        ],
+    );
+    let _ = rx.kill();
+    let _ = rx.wait();
+    let got: Vec<Value> = std::fs::read_to_string(&events)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(got.len(), 4 * rows.len(), "{sent}");
+    let spans = sql_csv(
+        &proj,
+        &[("l", &d.join("out/labels.parquet"))],
+        "SELECT trace_ids[1] AS t, answer_span_id FROM l WHERE answer_span_id IS NOT NULL ORDER BY 2",
+    );
+    for e in &got {
+        assert_eq!(e["event_name"], "gen_ai.evaluation.result", "{e}");
+        assert_eq!(e["service"], "groundcheck", "{e}");
+        let pair = format!(
+            "{},{}",
+            e["trace_id"].as_str().unwrap(),
+            e["span_id"].as_str().unwrap()
+        );
+        assert!(spans.lines().any(|l| l == pair), "{pair} not in {spans}");
+        let name = e["attributes"]["gen_ai.evaluation.name"].as_str().unwrap();
+        let label = e["attributes"]["gen_ai.evaluation.score.label"]
+            .as_str()
+            .unwrap();
+        let span = e["span_id"].as_str().unwrap();
+        let annotated = read.iter().find(|r| r.starts_with(span)).unwrap();
+        let field = [
+            "groundcheck.correct",
+            "groundcheck.grounded",
+            "groundcheck.failure_class",
+            "groundcheck.review",
+        ]
+        .iter()
+        .position(|n| *n == name)
+        .unwrap_or_else(|| panic!("{name}"));
+        assert_eq!(annotated.split(',').nth(field + 1), Some(label), "{e}");
+    }
 }
 
 #[test]
