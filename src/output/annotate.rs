@@ -127,7 +127,8 @@ pub async fn to_otlp(endpoint: &str, annotations: &[Annotation]) -> Result<Expor
         ..Default::default()
     };
     let hex = |s: &str| -> Option<Vec<u8>> {
-        (s.len() % 2 == 0)
+        s.len()
+            .is_multiple_of(2)
             .then(|| {
                 (0..s.len())
                     .step_by(2)
