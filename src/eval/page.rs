@@ -224,6 +224,11 @@ pub async fn report_page(labels: &Path, opts: &Options) -> Result<ReportPage> {
     }
     let banner = report::policy_violations(&ctx).await?;
     let warnings = report::lineage_gaps(&ctx).await?;
+    let not_scored: Vec<String> = report::not_scored(&ctx)
+        .await?
+        .lines()
+        .map(str::to_string)
+        .collect();
     let agreement: Vec<String> = report::agreement(&ctx)
         .await?
         .lines()
@@ -294,6 +299,7 @@ pub async fn report_page(labels: &Path, opts: &Options) -> Result<ReportPage> {
         source: opts.source.clone(),
         banner,
         warnings,
+        not_scored,
         sides,
         metrics,
         plots,

@@ -155,7 +155,12 @@ fn bfcl_import_reads_both_result_styles_and_names_bad_lines() {
     // Scored on what it has (issue #50): a BFCL project has no required fields, policies,
     // glossary or prices, so those figures are NULL, nothing goes to review for them, the
     // report opens with the tool-call figures and one note per figure says why.
-    let report = ok(d, &["report", "--data", "p", "--out", "r"]);
+    let report = ok(d, &["report", "--data", "p", "--out", "r", "--html"]);
+    let page = std::fs::read_to_string(d.join("r/report.html")).unwrap();
+    assert!(
+        page.contains("data-not-scored>not scored on fc: grounding in 2 of 2 task(s)"),
+        "the page says it too"
+    );
     let lines: Vec<&str> = report.lines().collect();
     assert!(
         lines[0].starts_with("metric") && lines[1].starts_with("tool_call_tasks"),

@@ -134,6 +134,8 @@ pub struct ReportPage {
     pub source: String,
     pub banner: Vec<String>,
     pub warnings: Vec<String>,
+    /// What the servers are not scored on and why (queries/not_scored.sql).
+    pub not_scored: Vec<String>,
     pub sides: Vec<Side>,
     pub metrics: Vec<MetricRow>,
     pub plots: Vec<Plot>,
