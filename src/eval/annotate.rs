@@ -29,13 +29,7 @@ pub async fn plan(dir: &Path) -> Result<Planned> {
             dir.display()
         )));
     }
-    let ctx = crate::engine::context::single_partition()?;
-    ctx.register_parquet(
-        "labels",
-        file.to_string_lossy().as_ref(),
-        Default::default(),
-    )
-    .await?;
+    let ctx = crate::eval::report::over_labels(&file, None).await?;
     let has_spans = ctx
         .table("labels")
         .await?

@@ -1141,3 +1141,57 @@ fn a_list_past_its_ttl_is_read_again_before_the_next_call() {
         }
     }
 }
+
+/// A server that fails at once is reported with the way to give it a variable it may
+/// lack (its environment is allow-listed), and one that mentions a withheld variable on
+/// its command line is named before it starts (issue #45).
+#[test]
+fn a_failing_server_is_reported_with_the_environment_hint() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut gw = Command::new(env!("CARGO_BIN_EXE_groundcheck"))
+        .args(["gateway", "--out"])
+        .arg(tmp.path().join("o"))
+        .args([
+            "--",
+            "python3",
+            "-c",
+            "import sys; sys.exit(3)",
+            "$GC_WITHHELD_TOKEN",
+        ])
+        .env("GC_WITHHELD_TOKEN", "secret")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = channel::<String>();
+    let err = gw.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for l in BufReader::new(err).lines().map_while(Result::ok) {
+            if tx.send(l).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let hint = loop {
+        let l = rx
+            .recv_timeout(WAIT)
+            .unwrap_or_else(|_| panic!("no report in {seen:?}"));
+        if l.contains("exited with status 3") {
+            break l;
+        }
+        seen.push(l);
+    };
+    drop(gw.stdin.take());
+    let _ = gw.wait();
+    assert!(
+        hint.contains("--pass-env NAME gives it a variable it needs"),
+        "{hint}"
+    );
+    assert!(
+        seen.iter()
+            .any(|l| l.contains("mentions GC_WITHHELD_TOKEN, which it does not get")),
+        "{seen:?}"
+    );
+}

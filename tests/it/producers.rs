@@ -399,10 +399,10 @@ fn pydantic_ai_genai_spans_from_files_and_over_otlp_http() {
     assert_eq!(got, golden(8));
 }
 
-#[test]
-fn openinference_pydantic_ai_spans_and_every_phoenix_export() {
-    let tmp = tempfile::tempdir().unwrap();
-    let d = tmp.path();
+/// The pydantic-ai agent traced by OpenInference, run into `d`: Server A's conversation
+/// trace id, a project with its case, and the OTLP request files, imported into `d/imp`
+/// with that case.
+fn openinference_pydantic_ai(d: &Path) -> (String, PathBuf, Vec<String>) {
     let ids = produce(
         "producers",
         "pydantic_agent.py",
@@ -415,8 +415,8 @@ fn openinference_pydantic_ai_spans_and_every_phoenix_export() {
         ],
         &[],
     );
-    let a = &ids["generic-emea-active"];
-    let proj = project(d, a);
+    let a = ids["generic-emea-active"].clone();
+    let proj = project(d, &a);
     let pb = files(d, ".pb");
     let cases = proj.join("cases.jsonl");
     crate::import::import(
@@ -425,6 +425,15 @@ fn openinference_pydantic_ai_spans_and_every_phoenix_export() {
         &["--cases", cases.to_str().unwrap()],
         &d.join("imp"),
     );
+    (a, proj, pb)
+}
+
+#[test]
+fn openinference_pydantic_ai_spans_and_every_phoenix_export() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let (a, proj, pb) = openinference_pydantic_ai(d);
+    let a = &a;
     let reference = steps(&proj, &d.join("imp/traces"));
     check_server_a_steps(&reference, a, true);
     assert_eq!(
@@ -481,27 +490,7 @@ fn openinference_pydantic_ai_spans_and_every_phoenix_export() {
 fn verdicts_go_back_to_phoenix_as_span_annotations() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    let ids = produce(
-        "producers",
-        "pydantic_agent.py",
-        d,
-        &[
-            "--instrumentation",
-            "openinference",
-            "--spans-file",
-            d.join("agent").to_str().unwrap(),
-        ],
-        &[],
-    );
-    let proj = project(d, &ids["generic-emea-active"]);
-    let pb = files(d, ".pb");
-    let cases = proj.join("cases.jsonl");
-    crate::import::import(
-        "otlp",
-        &pb,
-        &["--cases", cases.to_str().unwrap()],
-        &d.join("imp"),
-    );
+    let (_, proj, pb) = openinference_pydantic_ai(d);
     let traces = format!("steps={}", d.join("imp/traces").display());
     labels(&proj, &d.join("out"), &["--table", &traces]);
     let o = Command::new(venv_python("phoenix"))

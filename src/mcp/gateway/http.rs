@@ -257,6 +257,27 @@ impl Face {
         ((r ^ n) & ((1 << 53) - 1)).max(1)
     }
 
+    /// The 503 a new session gets when `--max-sessions` are open (sessions with an id
+    /// and the `sessionless` agents' ones).
+    fn full(&self, sessionless: usize) -> Option<Response> {
+        let open = sessionless
+            + self
+                .sessions
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .len();
+        (open >= self.max_sessions).then(|| {
+            error_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                -32000,
+                &format!(
+                    "the gateway has {open} open sessions, its limit (--max-sessions): \
+                     end one with DELETE or wait for idle ones to close"
+                ),
+            )
+        })
+    }
+
     /// A new gateway session; its trace id is the template's with a suffix.
     fn open(&self, suffix: &str) -> Result<Arc<Conn>> {
         let mut cfg = self.template.clone();
@@ -526,21 +547,8 @@ impl Face {
             }
             None if initialize => {
                 let sessionless = self.stateless.lock().await.len();
-                let open = sessionless
-                    + self
-                        .sessions
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .len();
-                if open >= self.max_sessions {
-                    return error_response(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        -32000,
-                        &format!(
-                            "the gateway has {open} open sessions, its limit (--max-sessions): \
-                             end one with DELETE or wait for idle ones to close"
-                        ),
-                    );
+                if let Some(full) = self.full(sessionless) {
+                    return full;
                 }
                 let sid = session_id();
                 let n = self.sessions_made.fetch_add(1, Ordering::Relaxed) + 1;
@@ -585,21 +593,8 @@ impl Face {
                 let c = match found {
                     Some(c) => c,
                     None => {
-                        let open = slots.len()
-                            + self
-                                .sessions
-                                .lock()
-                                .unwrap_or_else(|e| e.into_inner())
-                                .len();
-                        if open >= self.max_sessions {
-                            return error_response(
-                                StatusCode::SERVICE_UNAVAILABLE,
-                                -32000,
-                                &format!(
-                                    "the gateway has {open} open sessions, its limit \
-                                     (--max-sessions): wait for idle ones to close"
-                                ),
-                            );
+                        if let Some(full) = self.full(slots.len()) {
+                            return full;
                         }
                         let n = self.sessions_made.fetch_add(1, Ordering::Relaxed) + 1;
                         match self.open(&format!("agent{n}")) {

@@ -1041,7 +1041,9 @@ impl Shared {
     }
 
     /// The server is gone: every pending request gets an error now, later ones at once.
-    fn upstream_closed(&self, why: String) {
+    /// `failed`: the server exited with a failure status (it may lack a variable it was
+    /// not given: the warning says how to pass one).
+    fn upstream_closed(&self, why: String, failed: bool) {
         let (pending, closing) = {
             let mut st = self.lock_state();
             st.dead = Some(why.clone());
@@ -1067,8 +1069,7 @@ impl Shared {
                 Some(format!(
                     "{why}; {} request(s) unanswered{}",
                     pending.len(),
-                    // A server that fails may lack a variable it was not given.
-                    if why.contains("exited with status") && !why.contains("status 0 ") {
+                    if failed {
                         "; it got an allow-listed environment: --pass-env NAME gives it a variable it needs"
                     } else {
                         ""
@@ -1177,8 +1178,8 @@ pub fn start(cfg: Config) -> Result<Session> {
                             "the server wrote a line that is not JSON-RPC: {line}"
                         )),
                     ),
-                    Incoming::Closed(why) => {
-                        shared.upstream_closed(why);
+                    Incoming::Closed { why, failed } => {
+                        shared.upstream_closed(why, failed);
                         break;
                     }
                 }

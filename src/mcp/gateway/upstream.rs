@@ -21,8 +21,12 @@ pub enum Incoming {
     Message(Msg),
     /// A stdout line that is not JSON (a server bug; logged, not passed on).
     NotJson(String),
-    /// The server is gone (exit status or transport error).
-    Closed(String),
+    /// The server is gone (exit status or transport error); `failed`: it exited with a
+    /// status other than 0.
+    Closed {
+        why: String,
+        failed: bool,
+    },
 }
 
 pub struct Upstream {
@@ -85,6 +89,7 @@ pub fn stdio(command: &str, pass_env: &[String]) -> Result<Upstream> {
         };
         let status = child.wait().await.ok();
         if let Some(why) = why {
+            let failed = status.is_some_and(|s| s.code().is_some_and(|c| c != 0));
             let status = match status {
                 Some(s) => match s.code() {
                     Some(c) => format!("exited with status {c}"),
@@ -92,7 +97,8 @@ pub fn stdio(command: &str, pass_env: &[String]) -> Result<Upstream> {
                 },
                 None => "is gone".to_string(),
             };
-            let _ = in_tx.send(Incoming::Closed(format!("the server {status} ({why})")));
+            let why = format!("the server {status} ({why})");
+            let _ = in_tx.send(Incoming::Closed { why, failed });
         }
     });
     Ok(Upstream {
@@ -144,7 +150,7 @@ pub fn http(url: &str) -> Result<Upstream> {
         };
         let _ = transport.close().await;
         if let Some(why) = why {
-            let _ = in_tx.send(Incoming::Closed(why));
+            let _ = in_tx.send(Incoming::Closed { why, failed: false });
         }
     });
     Ok(Upstream {
