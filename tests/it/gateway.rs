@@ -1098,50 +1098,6 @@ fn gateway_keeps_sessionless_agents_apart_unless_told_to_share() {
     }
 }
 
-/// Issue #45: a server that changes a schema without list_changed and answers the stale
-/// call with a wrong, non-empty result. When its list result says how long it is current
-/// (`ttlMs`), the first call after that waits for a fresh list and the stale call is
-/// refused before the server runs it; without `ttlMs` (and with the default re-list
-/// turned off) it passes, which is why the default re-lists such servers.
-#[test]
-fn a_list_past_its_ttl_is_read_again_before_the_next_call() {
-    let tmp = tempfile::tempdir().unwrap();
-    let script = root().join("tests/fixtures/gateway/ttl_server.py");
-    for ttl in ["300", "0"] {
-        let out = tmp.path().join(format!("ttl{ttl}"));
-        let mut a = Agent::start(
-            &out,
-            &[
-                "--relist-every",
-                "0",
-                "--",
-                "python3",
-                script.to_str().unwrap(),
-                ttl,
-            ],
-        );
-        a.init(json!({}));
-        assert_eq!(text(&a.call(1, "lookup", json!({"id": 1}))), "row 1");
-        std::thread::sleep(Duration::from_millis(600));
-        let second = text(&a.call(2, "lookup", json!({"id": 2})));
-        if ttl == "0" {
-            assert!(second.starts_with("row 0"), "{second}");
-            a.close();
-        } else {
-            assert!(
-                second.starts_with("Schema mismatch: expected parameter 'key', found 'id'"),
-                "{second}"
-            );
-            a.close();
-            let events = lines(&out.join("gateway/t1.events.jsonl"));
-            assert!(
-                events.iter().any(|e| e["event"] == "list_expired"),
-                "{events:?}"
-            );
-        }
-    }
-}
-
 /// A server that fails at once is reported with the way to give it a variable it may
 /// lack (its environment is allow-listed), and one that mentions a withheld variable on
 /// its command line is named before it starts (issue #45).

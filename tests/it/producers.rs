@@ -2056,6 +2056,57 @@ fn gateway_relists_a_server_that_changes_without_telling() {
     }
 }
 
+/// Issue #45 with a real server: fastmcp 4 with its cache hint (`cache_ttl=1`: every
+/// 2026-07-28 list result carries `ttlMs: 1000`) renames `query` to `search_query`
+/// without list_changed. Through the gateway (its interval re-list off), the call after
+/// the list expired waits for a fresh list and is refused before the server runs it;
+/// with the list still fresh (`cache_ttl=60`) the call goes to the server, as the server
+/// allowed (fastmcp then refuses the unknown argument itself). Without a hint the SDK
+/// says `ttlMs: 0`, immediately stale: every call is checked against a fresh list.
+#[test]
+fn a_list_past_its_ttl_is_read_again_before_the_next_call() {
+    let tmp = tempfile::tempdir().unwrap();
+    let calls = r#"[{"tool":"search","arguments":{"query":"refund"}},{"tool":"release","arguments":{}},{"sleep":1.5},{"tool":"search","arguments":{"query":"refund"}}]"#;
+    for ttl in ["1", "60"] {
+        let out = tmp.path().join(format!("ttl-{ttl}"));
+        let mut gw = vec![
+            env!("CARGO_BIN_EXE_groundcheck").to_string(),
+            "gateway".into(),
+            "--out".into(),
+            out.display().to_string(),
+            "--relist-every".into(),
+            "0".into(),
+            "--pass-env".into(),
+            "GC_*".into(),
+            "--".into(),
+        ];
+        gw.extend(server_cmd("evolving_server.py"));
+        let env = [("GC_SILENT", "1"), ("GC_CACHE_TTL", ttl)];
+        let through = play_env("producers", "fastmcp_client.py", calls, &gw, &env);
+        assert_eq!(through[0]["is_error"], false, "{through:?}");
+        let last = through[2]["text"].as_str().unwrap_or_default();
+        if ttl == "1" {
+            assert!(
+                last.starts_with(
+                    "Schema mismatch: expected parameter 'search_query', found 'query'."
+                ),
+                "{through:?}"
+            );
+            let events = std::fs::read_to_string(
+                files(&out.join("gateway"), ".events.jsonl").pop().unwrap(),
+            )
+            .unwrap();
+            assert!(events.contains("\"list_expired\""), "{events}");
+        } else {
+            assert!(
+                !last.starts_with("Schema mismatch")
+                    && last.contains("unexpected_keyword_argument"),
+                "the server ran it: {through:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn gateway_replaces_a_silent_empty_result_after_an_unannounced_change() {
     let tmp = tempfile::tempdir().unwrap();

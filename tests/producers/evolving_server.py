@@ -2,7 +2,9 @@
 takes `query` until `release` is called, which re-registers it with `search_query`
 (the rename) and tells the client with notifications/tools/list_changed (or, with
 GC_SILENT=1, tells no one). The new version
-ignores what it does not know and answers an empty result: the seed's silent failure."""
+ignores what it does not know and answers an empty result: the seed's silent failure.
+GC_CACHE_TTL=SECS:
+fastmcp's cache hint, so its list results carry `ttlMs` (2026-07-28)."""
 
 import os
 
@@ -10,7 +12,8 @@ from fastmcp import FastMCP
 from fastmcp.server.context import Context
 from mcp import types
 
-mcp = FastMCP("search-server")
+ttl = os.environ.get("GC_CACHE_TTL")
+mcp = FastMCP("search-server", cache_ttl=int(ttl) if ttl else None)
 
 
 def search_v1(query: str) -> dict:
