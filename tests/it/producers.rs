@@ -428,8 +428,14 @@ fn openinference_pydantic_ai(d: &Path) -> (String, PathBuf, Vec<String>) {
     (a, proj, pb)
 }
 
+/// pydantic-ai traced by OpenInference, imported; then one real Phoenix server fed the
+/// same OTLP requests: each of its export shapes imports to the same steps, and (issue
+/// #47, the round trip) `annotate` run twice puts one annotation per task and figure on
+/// the span of each task's answer, read back with Phoenix's own client equal to
+/// labels.parquet (the rerun updated, never added). One Phoenix start serves both: it
+/// takes most of a minute.
 #[test]
-fn openinference_pydantic_ai_spans_and_every_phoenix_export() {
+fn openinference_pydantic_ai_into_phoenix_and_back() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let (a, proj, pb) = openinference_pydantic_ai(d);
@@ -447,12 +453,13 @@ fn openinference_pydantic_ai_spans_and_every_phoenix_export() {
         ),
         golden(8)
     );
-    // A real Phoenix server fed the same OTLP requests, read back in each export shape.
     let mut c = Command::new(venv_python("phoenix"));
     c.arg(root().join("tests/producers/phoenix_export.py"))
         .arg("--otlp")
         .args(&pb)
-        .args(["--out", d.join("phoenix").to_str().unwrap()]);
+        .args(["--out", d.join("phoenix").to_str().unwrap()])
+        .args(["--annotate", d.join("out").to_str().unwrap()])
+        .args(["--groundcheck", env!("CARGO_BIN_EXE_groundcheck")]);
     let out = c.output().unwrap();
     assert!(
         out.status.success(),
@@ -480,29 +487,9 @@ fn openinference_pydantic_ai_spans_and_every_phoenix_export() {
         );
         assert_eq!(steps(&proj, &o.join("traces")), reference, "{f}");
     }
-}
 
-/// Issue #47, the round trip into Phoenix: a real agent's OTLP (pydantic-ai traced by
-/// OpenInference) imported and labeled; a real Phoenix fed the same requests; `annotate`
-/// run twice; Phoenix's own client reads back one annotation per task and figure, on the
-/// span of each task's answer, equal to labels.parquet (the rerun updated, never added).
-#[test]
-fn verdicts_go_back_to_phoenix_as_span_annotations() {
-    let tmp = tempfile::tempdir().unwrap();
-    let d = tmp.path();
-    let (_, proj, pb) = openinference_pydantic_ai(d);
-    let traces = format!("steps={}", d.join("imp/traces").display());
-    labels(&proj, &d.join("out"), &["--table", &traces]);
-    let o = Command::new(venv_python("phoenix"))
-        .arg(root().join("tests/producers/phoenix_annotate.py"))
-        .arg("--otlp")
-        .args(&pb)
-        .args(["--labels", d.join("out").to_str().unwrap()])
-        .args(["--groundcheck", env!("CARGO_BIN_EXE_groundcheck")])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let mut got: Vec<Value> = String::from_utf8_lossy(&o.stdout)
+    let mut got: Vec<Value> = std::fs::read_to_string(d.join("phoenix/phoenix-annotations.jsonl"))
+        .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();

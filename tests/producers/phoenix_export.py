@@ -6,11 +6,19 @@ export spans:
   phoenix-rest-page.json    GET /v1/projects/default/spans, the raw page
   phoenix-otlpv1.json       GET /v1/projects/default/spans/otlpv1, the raw page
   phoenix-dataframe.jsonl   spans.get_spans_dataframe() as pandas JSON lines
+With --annotate LABELS --groundcheck BIN, the round trip of issue #47 on the same server
+(one Phoenix start serves both): `groundcheck annotate LABELS --phoenix URL` run twice
+(the second run must update, not add), then the annotations read back with Phoenix's own
+client into
+  phoenix-annotations.jsonl one line per annotation {span_id, name, label, score,
+                            explanation, identifier, kind}, sorted, then
+                            {"annotations": N, "runs": [stderr of each annotate run]}
 """
 
 import argparse
 import json
 import os
+import subprocess
 
 import httpx
 
@@ -19,7 +27,35 @@ from phoenix_server import running
 p = argparse.ArgumentParser()
 p.add_argument("--otlp", required=True, nargs="+", help="files of length-prefixed OTLP protobuf requests")
 p.add_argument("--out", required=True)
+p.add_argument("--annotate", help="a labels folder to annotate Phoenix's spans with")
+p.add_argument("--groundcheck", help="the groundcheck binary (with --annotate)")
 args = p.parse_args()
+
+
+def annotate(base, client, spans):
+    runs = []
+    for _ in range(2):
+        r = subprocess.run([args.groundcheck, "annotate", args.annotate, "--phoenix", base],
+                           capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            raise SystemExit(f"annotate exited {r.returncode}: {r.stderr}")
+        runs.append(r.stderr.strip())
+    ids = [s["context"]["span_id"] for s in spans]
+    got = client.spans.get_span_annotations(span_ids=ids, project_identifier="default",
+                                            limit=10000, timeout=30)
+    rows = []
+    for a in got:
+        a = a if isinstance(a, dict) else a.model_dump()
+        res = a.get("result") or {}
+        rows.append({"span_id": a["span_id"], "name": a["name"], "label": res.get("label"),
+                     "score": res.get("score"), "explanation": res.get("explanation"),
+                     "identifier": a.get("identifier"), "kind": a.get("annotator_kind")})
+    rows.sort(key=lambda r: (r["span_id"], r["name"]))
+    with open(os.path.join(args.out, "phoenix-annotations.jsonl"), "w") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+        f.write(json.dumps({"annotations": len(rows), "runs": runs}) + "\n")
+
 
 with running(args.otlp) as (base, client, spans, sent):
     os.makedirs(args.out, exist_ok=True)
@@ -34,4 +70,6 @@ with running(args.otlp) as (base, client, spans, sent):
     open(os.path.join(args.out, "phoenix-otlpv1.json"), "w").write(otlp.text)
     df = client.spans.get_spans_dataframe(project_identifier="default", limit=10000)
     df.to_json(os.path.join(args.out, "phoenix-dataframe.jsonl"), orient="records", lines=True)
+    if args.annotate:
+        annotate(base, client, spans)
     print(json.dumps({"requests": sent, "spans": len(spans)}))
