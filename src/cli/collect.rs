@@ -55,6 +55,11 @@ pub struct Args {
     /// Stop by itself after this many seconds (default: run until SIGINT or SIGTERM).
     #[arg(long, value_name = "SECS", value_parser = super::common::parse_seconds)]
     duration: Option<f64>,
+
+    /// OTLP/HTTP: a client's request headers must be in within SECS, and each piece of
+    /// its body within SECS of the one before (else 408); the connection then closes.
+    #[arg(long, default_value_t = 30.0, value_name = "SECS", value_parser = super::common::parse_seconds)]
+    read_timeout: f64,
 }
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -70,6 +75,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         grpc: args.grpc,
         max_bytes: args.max_body_mib.max(1) * 1024 * 1024,
         duration: args.duration.map(|s| Duration::from_secs_f64(s.max(0.0))),
+        read: Duration::from_secs_f64(args.read_timeout.max(0.1)),
     };
     let mut http = args.listen;
     let st = receiver::serve(opts, listen, |b: Bound| {

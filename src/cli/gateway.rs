@@ -135,6 +135,11 @@ pub struct Args {
     #[arg(long, value_name = "SECS", value_parser = super::common::parse_seconds, requires = "listen")]
     sse_retry: Option<f64>,
 
+    /// With --listen: a client's request headers must be in within SECS, and each piece
+    /// of its body within SECS of the one before (else 408); the connection then closes.
+    #[arg(long, default_value_t = 30.0, value_name = "SECS", value_parser = super::common::parse_seconds, requires = "listen")]
+    read_timeout: f64,
+
     /// With --listen: sessions open at once at most; an initialize beyond it is refused
     /// with 503 and a sentence (idle sessions close after --session-idle).
     #[arg(long, default_value_t = 1000, value_name = "N", requires = "listen")]
@@ -251,6 +256,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 sse_retry: args.sse_retry.map(|s| Duration::from_secs_f64(s.max(0.01))),
                 max_sessions: args.max_sessions.max(1),
                 shared_stateless: args.shared_stateless,
+                read: Duration::from_secs_f64(args.read_timeout.max(0.1)),
             },
             std::future::pending(),
         )

@@ -1151,3 +1151,131 @@ fn a_failing_server_is_reported_with_the_environment_hint() {
         "{seen:?}"
     );
 }
+
+/// What a slow or stalled HTTP client gets from a server on `addr` (host:port) started
+/// with `--read-timeout 1`: headers that stop half way and a body that stops half way
+/// are cut within a few seconds (the body with 408), while a body sent in pieces slower
+/// than the deadline overall, but never idle that long, is taken (its status returned).
+fn slow_clients(addr: &str, path: &str, headers: &str, body: &[u8]) -> String {
+    use std::io::{Read, Write};
+    use std::time::{Duration, Instant};
+    let deadline = Duration::from_secs(10);
+    let read_all = |s: &mut std::net::TcpStream| {
+        s.set_read_timeout(Some(deadline)).unwrap();
+        let mut r = Vec::new();
+        let started = Instant::now();
+        let _ = s.read_to_end(&mut r);
+        (String::from_utf8_lossy(&r).into_owned(), started.elapsed())
+    };
+    // Headers that never end.
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(s, "POST {path} HTTP/1.1\r\nHost: {addr}\r\n").unwrap();
+    let (r, took) = read_all(&mut s);
+    assert!(
+        took < Duration::from_secs(5),
+        "half headers held {took:?}: {r}"
+    );
+    // A body that stops half way: 408, then the connection closes.
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\n{headers}Content-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .unwrap();
+    s.write_all(&body[..body.len() / 2]).unwrap();
+    let (r, took) = read_all(&mut s);
+    assert!(
+        took < Duration::from_secs(5),
+        "half a body held {took:?}: {r}"
+    );
+    assert!(r.starts_with("HTTP/1.1 408"), "{r}");
+    assert!(r.contains("the request body stopped for 1 s"), "{r}");
+    // Slow but steady: five pieces 0.5 s apart (2 s in all, twice the deadline).
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .unwrap();
+    let piece = body.len().div_ceil(5);
+    for part in body.chunks(piece) {
+        std::thread::sleep(Duration::from_millis(500));
+        s.write_all(part).unwrap();
+    }
+    let (r, _) = read_all(&mut s);
+    r.lines().next().unwrap_or_default().to_string()
+}
+
+#[test]
+fn slow_clients_are_cut_by_the_read_deadline_on_both_http_faces() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    // The gateway's HTTP face, before a session exists.
+    let script = root().join("tests/fixtures/gateway/flaky_server.py");
+    let server = vec!["python3".to_string(), script.display().to_string()];
+    let mut face =
+        crate::producers::Listening::start(&d.join("gw"), &["--read-timeout", "1"], &server, &[]);
+    let addr = face
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "slow", "version": "1"}}});
+    let status = slow_clients(
+        &addr,
+        "/mcp",
+        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n",
+        init.to_string().as_bytes(),
+    );
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    unsafe { libc::kill(face.child.id() as i32, libc::SIGTERM) };
+    let code = face.child.wait().unwrap();
+    assert!(code.code().is_some(), "{code:?}");
+
+    // collect's OTLP/HTTP face.
+    let mut collect = crate::support::cmd(&root())
+        .args([
+            "collect",
+            "--listen",
+            "127.0.0.1:0",
+            "--read-timeout",
+            "1",
+            "--out",
+        ])
+        .arg(d.join("col"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines =
+        std::io::BufRead::lines(std::io::BufReader::new(collect.stdout.take().unwrap()));
+    let first = lines.next().unwrap().unwrap();
+    let addr = first.rsplit("http://").next().unwrap().trim().to_string();
+    // The agent's first request sent slowly, the others at once.
+    let bodies = crate::producers::requests(
+        &root().join("tests/fixtures/import/captured/pydantic-ai-genai/agent.pb"),
+    );
+    let status = slow_clients(
+        &addr,
+        "/v1/traces",
+        "Content-Type: application/x-protobuf\r\n",
+        &bodies[0],
+    );
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    for b in &bodies[1..] {
+        let r = crate::producers::post(&addr, "application/x-protobuf", b);
+        assert!(r.starts_with("HTTP/1.1 200"), "{r}");
+    }
+    unsafe { libc::kill(collect.id() as i32, libc::SIGTERM) };
+    let out = collect.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -1051,7 +1051,7 @@ fn spans_that_are_no_agent_and_cases_that_match_nothing_fail_loudly() {
 }
 
 /// The length-prefixed requests of a captured file.
-fn requests(path: &Path) -> Vec<Vec<u8>> {
+pub fn requests(path: &Path) -> Vec<Vec<u8>> {
     let data = std::fs::read(path).unwrap();
     let mut out = Vec::new();
     let mut at = 0;
@@ -1063,7 +1063,7 @@ fn requests(path: &Path) -> Vec<Vec<u8>> {
     out
 }
 
-fn post(addr: &str, ctype: &str, body: &[u8]) -> String {
+pub fn post(addr: &str, ctype: &str, body: &[u8]) -> String {
     use std::io::{Read, Write};
     let mut s = std::net::TcpStream::connect(addr).unwrap();
     write!(

@@ -15,7 +15,7 @@ use prost::Message;
 
 use super::collect::{CollectOptions, Collector, Refused, Stats, archive_dir, decode_body};
 use crate::error::{Error, Result};
-use crate::output::stop::{GRACE, second_signal_exits, within};
+use crate::output::stop::{GRACE, second_signal_exits, serve_http, within};
 
 /// Where to listen and for how long.
 #[derive(Debug, Clone)]
@@ -26,6 +26,9 @@ pub struct Listen {
     pub max_bytes: usize,
     /// Stop by itself after this long (else at SIGINT or SIGTERM).
     pub duration: Option<Duration>,
+    /// A client's request headers must be in within this, and each piece of its body
+    /// within this of the one before (HTTP; see `output::stop::serve_http`).
+    pub read: Duration,
 }
 
 /// The addresses actually bound (port 0 picks a free one).
@@ -60,12 +63,12 @@ pub async fn serve(
         .with_state((collector.clone(), listen.max_bytes));
     let (stop_tx, _) = tokio::sync::broadcast::channel::<()>(1);
     let mut rx = stop_tx.subscribe();
+    let read = listen.read;
     let http = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = rx.recv().await;
-            })
-            .await
+        serve_http(listener, app, read, async move {
+            let _ = rx.recv().await;
+        })
+        .await
     });
     let (grpc, grpc_addr) = match listen.grpc {
         None => (None, None),
@@ -112,11 +115,13 @@ pub async fn serve(
     stopped(listen.duration).await;
     second_signal_exits("collect");
     let _ = stop_tx.send(());
-    // A client that stopped mid-body holds its connection open: wait a bounded grace,
-    // then write what arrived anyway.
-    if within(GRACE, http).await.is_none() {
+    // A client that stopped mid-body holds its connection open: the serve loop waits a
+    // bounded grace, then what arrived is written anyway.
+    if let Ok(cut) = http.await
+        && cut > 0
+    {
         eprintln!(
-            "collect: a connection still open after {} s; stopping without it",
+            "collect: {cut} connection(s) still open after {} s; stopping without them",
             GRACE.as_secs()
         );
     }

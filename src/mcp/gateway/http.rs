@@ -954,6 +954,9 @@ pub struct Listen {
     /// All sessionless agents in one gateway session, sharing retry counts and disabled
     /// tools (the behaviour before issue #45).
     pub shared_stateless: bool,
+    /// A client's request headers must be in within this, and each piece of its body
+    /// within this of the one before (see `output::stop::serve_http`).
+    pub read: Duration,
 }
 
 /// Serves streamable HTTP on `listener` (path `/mcp`, and `/`) until SIGINT/SIGTERM or
@@ -969,6 +972,7 @@ pub async fn listen(
         sse_retry,
         max_sessions,
         shared_stateless,
+        read,
     } = opts;
     let local = listener
         .local_addr()
@@ -1045,26 +1049,14 @@ pub async fn listen(
             let _ = stop_tx.send(());
         })
     };
-    let (stopping_tx, stopping_rx) = tokio::sync::oneshot::channel::<()>();
-    let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
-    let server = axum::serve(listener, app).with_graceful_shutdown(async {
-        let _ = stop_rx.await;
-        let _ = stopping_tx.send(());
-    });
     // Once stopping, a connection that never finishes its request cannot hold the
-    // gateway: it waits a bounded grace.
-    let served = tokio::select! {
-        s = server => s,
-        _ = async {
-            let _ = stopping_rx.await;
-            tokio::time::sleep(crate::output::stop::GRACE).await;
-        } => Ok(()),
-    };
+    // gateway: the serve loop waits a bounded grace.
+    crate::output::stop::serve_http(listener, app, read, async {
+        let _ = stop_rx.await;
+    })
+    .await;
     stopper.abort();
     reaper.abort();
-    if let Err(e) = served {
-        return Err(Error::Input(format!("serving {local} failed: {e}")));
-    }
     let handles: Vec<_> = std::mem::take(&mut *face.done.lock().unwrap_or_else(|e| e.into_inner()));
     let mut sessions = Vec::new();
     for h in handles {
