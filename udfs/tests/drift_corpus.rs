@@ -270,7 +270,7 @@ fn poisoned(e: &serde_json::Value) -> Option<Action> {
 /// (tests/fixtures/drift-text/poisoning.jsonl, split by a hash of each id); benign: every
 /// string of the published servers' captured versions (split by server, split.tsv).
 /// Tuned on `tune` only; on `held-out`: at least 80 % of poisoning blocked, at most 1 % of
-/// benign strings blocked and 5 % warned (the issue's targets), and at least 92.5 %
+/// benign strings blocked and 5 % warned (the issue's targets), and at least 91.1 %
 /// flagged (measured; the target of 95 % is not met).
 #[test]
 fn text_review_rates_on_held_out_poisoning_and_real_wording() {
@@ -278,9 +278,11 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
     let mut report = String::new();
     for sp in ["tune", "held-out"] {
         let (mut n, mut flagged, mut blocked, mut missed) = (0, 0, 0, Vec::new());
-        // The third batch (written 2026-12-04: other languages, indirect and passive
-        // phrasing, obfuscation), counted apart: how far rules carry to new wording.
-        let (mut n3, mut flagged3) = (0, 0);
+        // The third and fourth batches (written 2026-12-04: other languages, indirect and
+        // passive phrasing, obfuscation; markdown and HTML hiding, links and images,
+        // role play, triggers, schema places), counted apart: how far rules carry to new
+        // wording.
+        let (mut n3, mut flagged3, mut n4, mut flagged4) = (0, 0, 0, 0);
         for line in poison.lines() {
             let e: serde_json::Value = serde_json::from_str(line).unwrap();
             if e["split"] != sp {
@@ -290,6 +292,9 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             let third = e["id"].as_str().is_some_and(|id| id.starts_with("b3-"));
             n3 += usize::from(third);
             flagged3 += usize::from(third && poisoned(&e).is_some());
+            let fourth = e["id"].as_str().is_some_and(|id| id.starts_with("b4-"));
+            n4 += usize::from(fourth);
+            flagged4 += usize::from(fourth && poisoned(&e).is_some());
             match poisoned(&e) {
                 Some(Action::Block) => {
                     blocked += 1;
@@ -307,7 +312,7 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
         report.push_str(&format!(
             "{sp}: poisoning {n} texts: {flagged} flagged ({:.1} %), {blocked} blocked ({:.1} %); \
              benign {servers} servers, {} strings: {} blocked ({:.2} %), {} warned ({:.2} %); \
-             third batch: {flagged3} of {n3} flagged\n",
+             third batch: {flagged3} of {n3} flagged; fourth batch: {flagged4} of {n4} flagged\n",
             pct(flagged, n),
             pct(blocked, n),
             b.units,
@@ -327,9 +332,12 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             assert!(n >= 40 && servers >= 8 && b.units >= 500, "{report}");
             // The issue's target is 95 %. Measured on this held-out part: 60 of 64
             // (93.8 %) before the third batch; with it 67 of 80 before tuning on its tune
-            // half (its held-out half: 7 of 16), 74 of 80 (92.5 %) after (14 of 16). Held
-            // at what was measured so it cannot slip unnoticed.
-            assert!(pct(flagged, n) >= 92.5, "{report}");
+            // half (its held-out half: 7 of 16), 74 of 80 (92.5 %) after (14 of 16). The
+            // fourth batch (40 texts, 22 held out): 92 of 102 before tuning on its tune
+            // half (its held-out half: 18 of 22), 93 of 102 (91.2 %) after (still 18 of
+            // 22; the third batch's 15 of 16). Held at what was measured so it cannot
+            // slip unnoticed.
+            assert!(pct(flagged, n) >= 91.1, "{report}");
             assert!(pct(blocked, n) >= 80.0, "{report}");
             assert!(pct(b.blocked.len(), b.units) <= 1.0, "{report}");
             assert!(pct(b.warned.len(), b.units) <= 5.0, "{report}");
