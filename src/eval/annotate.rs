@@ -19,8 +19,10 @@ pub struct Planned {
 }
 
 /// The annotations of every task in `dir/labels.parquet` that has an answer span, in the
-/// labels' order: correct, grounded, failure_class and review, each a label (and a score
-/// where the figure is a yes or no) with what explains it.
+/// labels' order: correct, grounded, failure_class and review always; then each figure the
+/// task has something to say about (definition match, freshness, policy, cost, tool
+/// calls); each a label (and a score where the figure is a yes or no or a number) with
+/// what explains it. A figure the project has nothing to measure it against is not sent.
 pub async fn plan(dir: &Path) -> Result<Planned> {
     let file = dir.join("labels.parquet");
     if !file.is_file() {
@@ -42,7 +44,9 @@ pub async fn plan(dir: &Path) -> Result<Planned> {
         )));
     }
     let sql = "SELECT trace_ids[1] AS trace_id, answer_span_id, correct, grounded, failure_class, needs_human_review, \
-               review_reasons, failure_evidence, not_scored FROM labels \
+               review_reasons, failure_evidence, not_scored, definition_match, freshness_bound, \
+               freshness_pass, policy_violations, cost_usd, cost_source, tool_calls_valid, \
+               tool_calls_reason FROM labels \
                ORDER BY run_id, server, case_id";
     let (_, batches) = collect(&ctx, sql).await?;
     let mut out = Planned::default();
@@ -109,6 +113,40 @@ pub async fn plan(dir: &Path) -> Result<Planned> {
             ),
             joined(list("review_reasons")),
         );
+        let text = |k: &str| r.get(k).and_then(Value::as_str).map(str::to_string);
+        if r.get("definition_match").is_some_and(|v| !v.is_null()) {
+            add(
+                "groundcheck.definition_match",
+                yes_no("definition_match", "matches", "does not match"),
+                None,
+            );
+        }
+        if r.get("freshness_bound").and_then(Value::as_bool) == Some(true) {
+            add(
+                "groundcheck.freshness",
+                yes_no("freshness_pass", "fresh", "stale"),
+                None,
+            );
+        }
+        if let Some(n) = r.get("policy_violations").and_then(Value::as_i64) {
+            let label = if n == 0 {
+                "within policy".to_string()
+            } else {
+                format!("{n} violating call(s)")
+            };
+            add("groundcheck.policy", (label, Some(n as f64)), None);
+        }
+        if let Some(usd) = r.get("cost_usd").and_then(Value::as_f64) {
+            let source = text("cost_source").unwrap_or_else(|| "priced".to_string());
+            add("groundcheck.cost_usd", (source, Some(usd)), None);
+        }
+        if r.get("tool_calls_valid").is_some_and(|v| !v.is_null()) {
+            add(
+                "groundcheck.tool_calls",
+                yes_no("tool_calls_valid", "valid", "invalid"),
+                text("tool_calls_reason"),
+            );
+        }
     }
     Ok(out)
 }

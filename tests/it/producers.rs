@@ -494,23 +494,55 @@ fn openinference_pydantic_ai_into_phoenix_and_back() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let summary = got.pop().unwrap();
-    // What labels.parquet says, as the annotations must say it.
+    // What labels.parquet says, as the annotations must say it: span, name, label, score.
     let want = sql_csv(
         &proj,
         &[("l", &d.join("out/labels.parquet"))],
-        "SELECT answer_span_id, \
-           CASE WHEN correct THEN 'correct' WHEN NOT correct THEN 'wrong' ELSE 'undecided' END AS c, \
-           CASE WHEN grounded THEN 'grounded' WHEN NOT grounded THEN 'not grounded' ELSE 'undecided' END AS g, \
-           coalesce(failure_class, 'none') AS f, \
-           CASE WHEN needs_human_review THEN 'needs review' ELSE 'decided' END AS r \
-         FROM l WHERE answer_span_id IS NOT NULL ORDER BY answer_span_id",
+        "WITH t AS (SELECT * FROM l WHERE answer_span_id IS NOT NULL) \
+         SELECT answer_span_id AS s, 'groundcheck.correct' AS n, \
+           CASE WHEN correct THEN 'correct' WHEN NOT correct THEN 'wrong' ELSE 'undecided' END AS v, \
+           CAST(CAST(correct AS INT) AS DOUBLE) AS x FROM t \
+         UNION ALL SELECT answer_span_id, 'groundcheck.grounded', \
+           CASE WHEN grounded THEN 'grounded' WHEN NOT grounded THEN 'not grounded' ELSE 'undecided' END, \
+           CAST(CAST(grounded AS INT) AS DOUBLE) FROM t \
+         UNION ALL SELECT answer_span_id, 'groundcheck.failure_class', coalesce(failure_class, 'none'), NULL FROM t \
+         UNION ALL SELECT answer_span_id, 'groundcheck.review', \
+           CASE WHEN needs_human_review THEN 'needs review' ELSE 'decided' END, NULL FROM t \
+         UNION ALL SELECT answer_span_id, 'groundcheck.definition_match', \
+           CASE WHEN definition_match THEN 'matches' ELSE 'does not match' END, \
+           CAST(CAST(definition_match AS INT) AS DOUBLE) FROM t WHERE definition_match IS NOT NULL \
+         UNION ALL SELECT answer_span_id, 'groundcheck.freshness', \
+           CASE WHEN freshness_pass THEN 'fresh' WHEN NOT freshness_pass THEN 'stale' ELSE 'undecided' END, \
+           CAST(CAST(freshness_pass AS INT) AS DOUBLE) FROM t WHERE freshness_bound \
+         UNION ALL SELECT answer_span_id, 'groundcheck.policy', \
+           CASE WHEN policy_violations = 0 THEN 'within policy' \
+             ELSE CAST(policy_violations AS VARCHAR) || ' violating call(s)' END, \
+           CAST(policy_violations AS DOUBLE) FROM t WHERE policy_violations IS NOT NULL \
+         UNION ALL SELECT answer_span_id, 'groundcheck.cost_usd', coalesce(cost_source, 'priced'), cost_usd \
+           FROM t WHERE cost_usd IS NOT NULL \
+         UNION ALL SELECT answer_span_id, 'groundcheck.tool_calls', \
+           CASE WHEN tool_calls_valid THEN 'valid' ELSE 'invalid' END, \
+           CAST(CAST(tool_calls_valid AS INT) AS DOUBLE) FROM t WHERE tool_calls_valid IS NOT NULL \
+         ORDER BY 1, 2",
     );
-    let mut rows: Vec<&str> = want.lines().skip(1).collect();
-    assert!(
-        !rows.is_empty(),
-        "no labeled task has an answer span: {want}"
-    );
-    assert_eq!(summary["annotations"], 4 * rows.len(), "{summary}");
+    // Scores as Rust prints an f64 (the CSV writes 1.0, Phoenix's JSON 1).
+    let rows: Vec<String> = want
+        .lines()
+        .skip(1)
+        .map(|r| {
+            let (head, x) = r.rsplit_once(',').unwrap();
+            let x = x.parse::<f64>().map(|x| format!("{x}")).unwrap_or_default();
+            format!("{head},{x}")
+        })
+        .collect();
+    let spans = rows
+        .iter()
+        .filter(|r| r.contains(",groundcheck.correct,"))
+        .count();
+    assert!(spans > 0, "no labeled task has an answer span: {want}");
+    // Beyond the four verdicts, this project has figures to say more about.
+    assert!(rows.len() > 4 * spans, "{want}");
+    assert_eq!(summary["annotations"], rows.len(), "{summary}");
     assert!(
         summary["runs"][1]
             .as_str()
@@ -518,27 +550,19 @@ fn openinference_pydantic_ai_into_phoenix_and_back() {
             .starts_with("annotated "),
         "{summary}"
     );
+    let score = |v: &Value| v.as_f64().map(|x| format!("{x}")).unwrap_or_default();
     let mut read: Vec<String> = Vec::new();
-    for span in got.chunks(4) {
-        let by = |n: &str| {
-            span.iter()
-                .find(|a| a["name"] == n)
-                .unwrap_or_else(|| panic!("no {n} on {}", span[0]["span_id"]))
-        };
-        for a in span {
-            assert_eq!(a["identifier"], "groundcheck", "{a}");
-            assert_eq!(a["kind"], "CODE", "{a}");
-        }
+    for a in &got {
+        assert_eq!(a["identifier"], "groundcheck", "{a}");
+        assert_eq!(a["kind"], "CODE", "{a}");
         read.push(format!(
-            "{},{},{},{},{}",
-            span[0]["span_id"].as_str().unwrap(),
-            by("groundcheck.correct")["label"].as_str().unwrap(),
-            by("groundcheck.grounded")["label"].as_str().unwrap(),
-            by("groundcheck.failure_class")["label"].as_str().unwrap(),
-            by("groundcheck.review")["label"].as_str().unwrap(),
+            "{},{},{},{}",
+            a["span_id"].as_str().unwrap(),
+            a["name"].as_str().unwrap(),
+            a["label"].as_str().unwrap(),
+            score(&a["score"]),
         ));
     }
-    rows.sort();
     read.sort();
     assert_eq!(read, rows);
 
@@ -581,38 +605,29 @@ fn openinference_pydantic_ai_into_phoenix_and_back() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(got.len(), 4 * rows.len(), "{sent}");
-    let spans = sql_csv(
+    assert_eq!(got.len(), rows.len(), "{sent}");
+    let traces = sql_csv(
         &proj,
         &[("l", &d.join("out/labels.parquet"))],
         "SELECT trace_ids[1] AS t, answer_span_id FROM l WHERE answer_span_id IS NOT NULL ORDER BY 2",
     );
+    let mut sent_rows = Vec::new();
     for e in &got {
         assert_eq!(e["event_name"], "gen_ai.evaluation.result", "{e}");
         assert_eq!(e["service"], "groundcheck", "{e}");
-        let pair = format!(
-            "{},{}",
-            e["trace_id"].as_str().unwrap(),
-            e["span_id"].as_str().unwrap()
-        );
-        assert!(spans.lines().any(|l| l == pair), "{pair} not in {spans}");
-        let name = e["attributes"]["gen_ai.evaluation.name"].as_str().unwrap();
-        let label = e["attributes"]["gen_ai.evaluation.score.label"]
-            .as_str()
-            .unwrap();
         let span = e["span_id"].as_str().unwrap();
-        let annotated = read.iter().find(|r| r.starts_with(span)).unwrap();
-        let field = [
-            "groundcheck.correct",
-            "groundcheck.grounded",
-            "groundcheck.failure_class",
-            "groundcheck.review",
-        ]
-        .iter()
-        .position(|n| *n == name)
-        .unwrap_or_else(|| panic!("{name}"));
-        assert_eq!(annotated.split(',').nth(field + 1), Some(label), "{e}");
+        let pair = format!("{},{span}", e["trace_id"].as_str().unwrap());
+        assert!(traces.lines().any(|l| l == pair), "{pair} not in {traces}");
+        let at = &e["attributes"];
+        sent_rows.push(format!(
+            "{span},{},{},{}",
+            at["gen_ai.evaluation.name"].as_str().unwrap(),
+            at["gen_ai.evaluation.score.label"].as_str().unwrap(),
+            score(&at["gen_ai.evaluation.score.value"]),
+        ));
     }
+    sent_rows.sort();
+    assert_eq!(sent_rows, rows);
 }
 
 #[test]
