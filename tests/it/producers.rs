@@ -771,6 +771,18 @@ fn smolagents_with_openinference() {
 }
 
 #[test]
+fn crewai_with_openinference() {
+    // A CrewAI crew (one agent, one task) on crewai-tools' MCP adapter, its model
+    // CrewAI's own OpenAI provider: OpenInference's CrewAI instrumentation records the
+    // crew, task and agent as CHAIN/AGENT spans and each tool use as a TOOL span, its
+    // OpenAI instrumentation the model calls (the question and the answer).
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let ids = produce_beside("crewai", "crewai_agent.py", d, &[]);
+    check_producer(d, &ids, "merged into 6 call(s), 9 model call(s)", true);
+}
+
+#[test]
 fn langgraph_with_openinference_and_with_openllmetry() {
     // OpenInference records a one-argument tool's input as a bare string and the result
     // as a ToolMessage; OpenLLMetry records LangChain's tool-start callback (Python
