@@ -137,7 +137,7 @@ pub struct Args {
 
     /// With --listen: a client's request headers must be in within SECS, and each piece
     /// of its body within SECS of the one before (else 408); the connection then closes.
-    #[arg(long, default_value_t = 30.0, value_name = "SECS", value_parser = super::common::parse_seconds, requires = "listen")]
+    #[arg(long, default_value_t = groundcheck::output::stop::READ_DEADLINE.as_secs_f64(), value_name = "SECS", value_parser = super::common::parse_seconds, requires = "listen")]
     read_timeout: f64,
 
     /// With --listen: sessions open at once at most; an initialize beyond it is refused

@@ -1234,7 +1234,7 @@ fn slow_clients_are_cut_by_the_read_deadline_on_both_http_faces() {
     assert_eq!(status, "HTTP/1.1 200 OK");
     unsafe { libc::kill(face.child.id() as i32, libc::SIGTERM) };
     let code = face.child.wait().unwrap();
-    assert!(code.code().is_some(), "{code:?}");
+    assert_eq!(code.code(), Some(0), "{code:?}");
 
     // collect's OTLP/HTTP face.
     let mut collect = crate::support::cmd(&root())

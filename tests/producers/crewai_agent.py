@@ -14,7 +14,6 @@ import sys
 os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("CREWAI_DISABLE_TRACKING", "true")
 os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
-os.environ.setdefault("OTEL_SDK_DISABLED", "false")
 
 sys.path.insert(0, os.path.dirname(__file__))
 import otel_setup  # noqa: E402
