@@ -171,7 +171,8 @@ impl Session {
             progress: Arc::default(),
             on_cluster: opts.cluster.is_some(),
         };
-        session.check_set(&project, &opts.data).await?;
+        let given = !opts.tables.is_empty() || opts.steps.is_some();
+        session.check_set(&project, &opts.data, given).await?;
         for spec in all_tables() {
             let provider: Arc<dyn TableProvider> = match (&opts.steps, spec.name) {
                 (Some(b), "steps") => Arc::new(datafusion::datasource::MemTable::try_new(
@@ -331,16 +332,35 @@ impl Session {
     /// A project folder whose outputs a verb was replacing when it stopped: locally the
     /// earlier set comes back (output::set); in an object store, where an upload was cut
     /// between its renames, the mix is refused.
-    async fn check_set(&self, project: &Location, data: &str) -> Result<()> {
+    /// A local project must be a folder, unless some tables are given another way
+    /// (`--table`, `--traces-from`): then a missing project only leaves the rest empty.
+    async fn check_set(&self, project: &Location, data: &str, given: bool) -> Result<()> {
         if project.glob.is_some() {
             return Ok(());
         }
         if project.is_local() {
             let dir = crate::store::location::lexical(std::path::Path::new(data));
+            // `lexical(".")` is the empty path, which is no folder to the file system.
+            let dir = if dir.as_os_str().is_empty() {
+                ".".into()
+            } else {
+                dir
+            };
             if dir.is_dir() {
                 crate::output::set::recover(&dir)?;
+                return Ok(());
             }
-            return Ok(());
+            if given && !dir.exists() {
+                return Ok(());
+            }
+            // Every table would be read empty, and every answer would be about nothing.
+            // The CLI and the Python module say which project ("cannot open DATA: …").
+            return Err(Error::Usage(if dir.exists() {
+                "a file, not a project folder (one file is read as a table with --table NAME=PATH)"
+                    .into()
+            } else {
+                "no such folder".into()
+            }));
         }
         let marker = project.join(crate::output::set::JOURNAL);
         if let Some(m) = marker.head(&self.store(project)?).await {

@@ -375,7 +375,7 @@ fn label_and_report_with_nothing_to_label_fail_and_leave_earlier_outputs() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let o = out.to_str().unwrap();
-    // A wrong --data: no traces there.
+    // A wrong --data: no project there.
     let missing = tmp.path().join("no-such-project");
     for verb in ["label", "report"] {
         let r = crate::support::run(
@@ -385,10 +385,7 @@ fn label_and_report_with_nothing_to_label_fail_and_leave_earlier_outputs() {
         assert_eq!(r.code, 2, "{verb}: {}", r.stderr);
         assert_eq!(
             r.stderr,
-            format!(
-                "error: no task to label: no traces at {}/traces (traces/*.jsonl or .parquet; --table steps=PATH or --traces-from FORMAT=PATH name others); --allow-empty writes empty labels\n",
-                missing.display()
-            ),
+            format!("error: cannot open {}: no such folder\n", missing.display()),
             "{verb}"
         );
         assert!(!out.join("labels.jsonl").exists(), "{verb}");
@@ -967,6 +964,54 @@ fn empty_blank_or_folder_cases_are_loud() {
             assert!(!out.join("labels.jsonl").exists(), "{name} {verb}");
         }
     }
+}
+
+/// A `--data` that is not a folder is an error in one sentence, not a session of empty
+/// tables (`sql` counted 0 cases and exited 0); with every table it reads given by
+/// `--table`, a missing project only leaves the rest empty.
+#[test]
+fn a_missing_or_file_project_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("no-such-project");
+    let file = tmp.path().join("cases.jsonl");
+    std::fs::copy(crate::support::demo().join("cases.jsonl"), &file).unwrap();
+    for (data, said) in [
+        (&missing, "no such folder"),
+        (&file, "a file, not a project folder"),
+    ] {
+        let r = run(
+            tmp.path(),
+            &[
+                "sql",
+                "--data",
+                data.to_str().unwrap(),
+                "SELECT count(*) FROM cases",
+            ],
+        );
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(
+            r.stderr
+                .starts_with(&format!("error: cannot open {}: {said}", data.display()))
+                && r.stderr.lines().count() == 1,
+            "{}",
+            r.stderr
+        );
+    }
+    let r = run(
+        tmp.path(),
+        &[
+            "sql",
+            "--data",
+            missing.to_str().unwrap(),
+            "--table",
+            &format!("cases={}", file.display()),
+            "--format",
+            "csv",
+            "SELECT count(*) AS n FROM cases",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, "n\n40\n");
 }
 
 /// A clean rerun into a folder that holds an earlier run's rejects.jsonl removes it.

@@ -288,9 +288,10 @@ fn anomalies_flag_a_whole_outage_and_alert_once() {
         ],
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
+    std::fs::create_dir(tmp.path().join("empty")).unwrap();
     let r = run(
         tmp.path(),
-        &["anomalies", "--data", "nowhere", "--out", "out"],
+        &["anomalies", "--data", "empty", "--out", "out"],
     );
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(
