@@ -111,5 +111,7 @@ done
 # checker (tests/bfcl/agree.py); without its model clients (--no-deps: the checker needs
 # none of them, and they pull in torch).
 venv bfcl tests/bfcl/requirements.txt --no-deps
+# maturin, which packs the Python wheel (scripts/wheel.sh, tests/python/run.sh).
+venv maturin tests/python/requirements-build.txt
 echo "setup: producer venvs in $venvs ($("$venvs/producers/bin/python" -c 'import importlib.metadata as m; print("mcp", m.version("mcp"), "fastmcp", m.version("fastmcp"), "pydantic-ai", m.version("pydantic-ai-slim"))'))"
 echo "setup: done in $(( $(date +%s) - setup_started )) s"

@@ -88,6 +88,19 @@ pub fn session_state(config: SessionConfig) -> datafusion::common::Result<Sessio
     Ok(ctx.state())
 }
 
+/// The options `apply_options` changes, as `SET`-able key/value pairs (the Python package
+/// sets them in a notebook's own context before it registers the views).
+pub fn changed_options() -> Vec<(String, String)> {
+    let default = SessionConfig::new().options().entries();
+    apply_options(SessionConfig::new())
+        .options()
+        .entries()
+        .into_iter()
+        .filter(|e| !default.iter().any(|d| d.key == e.key && d.value == e.value))
+        .filter_map(|e| Some((e.key, e.value?)))
+        .collect()
+}
+
 /// The session options every groundcheck query runs with, locally or on a cluster.
 pub fn apply_options(config: SessionConfig) -> SessionConfig {
     let mut config = config.with_information_schema(true);

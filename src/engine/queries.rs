@@ -180,21 +180,16 @@ pub async fn register_views(ctx: &SessionContext) -> Result<()> {
     register_views_with(ctx, |_, view| Ok(view)).await
 }
 
-/// `register_views`, where `place(name, view)` says what to register under each view's
-/// name: the view itself, or a table standing in for it (chunked labeling computes a
-/// view read by several others once per chunk, into memory, instead of once per reader,
-/// which is what an inlined view costs).
-pub async fn register_views_with(
-    ctx: &SessionContext,
-    mut place: impl FnMut(&str, Arc<dyn TableProvider>) -> Result<Arc<dyn TableProvider>>,
-) -> Result<()> {
+/// Every query file, each after the views it reads: the order views are registered in
+/// (here, and by the Python package in a notebook's own context).
+pub fn in_order() -> Result<Vec<Query>> {
     let mut pending = all()?;
-    let mut done: Vec<String> = Vec::new();
+    let mut done: Vec<Query> = Vec::new();
     while !pending.is_empty() {
         let ready = pending.iter().position(|q| {
             q.inputs()
                 .iter()
-                .all(|i| done.contains(i) || !pending.iter().any(|p| &p.name == i))
+                .all(|i| done.iter().any(|d| &d.name == i) || !pending.iter().any(|p| &p.name == i))
         });
         let Some(i) = ready else {
             let names: Vec<_> = pending.iter().map(|q| q.name.as_str()).collect();
@@ -203,13 +198,25 @@ pub async fn register_views_with(
                 names.join(", ")
             )));
         };
-        let q = pending.remove(i);
+        done.push(pending.remove(i));
+    }
+    Ok(done)
+}
+
+/// `register_views`, where `place(name, view)` says what to register under each view's
+/// name: the view itself, or a table standing in for it (chunked labeling computes a
+/// view read by several others once per chunk, into memory, instead of once per reader,
+/// which is what an inlined view costs).
+pub async fn register_views_with(
+    ctx: &SessionContext,
+    mut place: impl FnMut(&str, Arc<dyn TableProvider>) -> Result<Arc<dyn TableProvider>>,
+) -> Result<()> {
+    for q in in_order()? {
         let df = ctx
             .sql(&q.sql)
             .await
             .map_err(|e| Error::Input(format!("queries/{}: {e}", q.file)))?;
         ctx.register_table(q.name.as_str(), place(&q.name, df.into_view())?)?;
-        done.push(q.name);
     }
     Ok(())
 }
