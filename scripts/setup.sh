@@ -72,7 +72,7 @@ echo "setup: node $(node --version), MCP server-everything $(node -p 'require(".
 # Real producers of traces for the importer and collector tests (tests/producers): the
 # official MCP SDKs, fastmcp, pydantic-ai, openai-agents, OpenTelemetry, OpenInference,
 # OpenLLMetry, a Phoenix server, Strands Agents, smolagents, LangGraph, LlamaIndex, Google
-# ADK, Pydantic Logfire, MLflow Tracing and CrewAI, each set in its own venv (they conflict: OpenLLMetry's MCP
+# ADK, Pydantic Logfire, MLflow Tracing, an MLflow tracking server and CrewAI, each set in its own venv (they conflict: OpenLLMetry's MCP
 # instrumentation and smolagents' MCP adapter load only with mcp<2, Strands pins mcp<2.2;
 # logfire installed changes what pydantic-ai's spans carry), pinned by
 # tests/producers/requirements-*.txt.
@@ -104,7 +104,7 @@ venv() {
     echo "$sum" > "$venvs/$v/.requirements"
   fi
 }
-for v in producers openllmetry phoenix strands smolagents langgraph llamaindex adk logfire mlflow crewai; do
+for v in producers openllmetry phoenix strands smolagents langgraph llamaindex adk logfire mlflow mlflow-server crewai; do
   venv "$v" "tests/producers/requirements-$v.txt"
 done
 # The Berkeley Function Calling Leaderboard's package, for its data and its own AST

@@ -1,5 +1,5 @@
-//! `groundcheck annotate DIR --phoenix URL | --otlp [URL]`: the labels' verdicts on the
-//! spans they judge.
+//! `groundcheck annotate DIR --phoenix URL | --mlflow [URL] | --otlp [URL]`: the labels'
+//! verdicts on the spans they judge.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,10 +12,11 @@ use groundcheck::output::annotate;
 /// traces they judge: for each task whose answer came from a span (imported or collected
 /// traces), `groundcheck.correct`, `groundcheck.grounded`, `groundcheck.failure_class`
 /// and `groundcheck.review` on that span, each with its label, score and explanation: as
-/// Arize Phoenix span annotations (a rerun updates them), and/or as OpenTelemetry
+/// Arize Phoenix span annotations, as MLflow assessments (a rerun updates them), and/or
+/// as OpenTelemetry
 /// `gen_ai.evaluation.result` events to any OTLP/HTTP endpoint. docs/trace-stores.md.
 #[derive(Debug, ClapArgs)]
-#[command(group(clap::ArgGroup::new("to").required(true).multiple(true).args(["phoenix", "otlp"])))]
+#[command(group(clap::ArgGroup::new("to").required(true).multiple(true).args(["phoenix", "mlflow", "otlp"])))]
 pub struct Args {
     /// A folder holding labels.parquet.
     dir: PathBuf,
@@ -23,6 +24,11 @@ pub struct Args {
     /// The Arize Phoenix server to annotate (its base URL, e.g. http://127.0.0.1:6006).
     #[arg(long, value_name = "URL")]
     phoenix: Option<String>,
+
+    /// The MLflow tracking server to write assessments to (its http:// base URL, e.g.
+    /// http://127.0.0.1:5000); without URL, MLFLOW_TRACKING_URI.
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+    mlflow: Option<String>,
 
     /// Send the verdicts as gen_ai.evaluation.result log events over OTLP/HTTP (protobuf)
     /// to URL (`/v1/logs` is appended unless there); without URL, to
@@ -40,6 +46,21 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         })?),
         other => other.map(str::to_string),
     };
+    let mlflow = match args.mlflow.as_deref() {
+        Some("") => Some(std::env::var("MLFLOW_TRACKING_URI").map_err(|_| {
+            groundcheck::Error::Usage(
+                "--mlflow without a URL needs MLFLOW_TRACKING_URI set".to_string(),
+            )
+        })?),
+        other => other.map(str::to_string),
+    };
+    if let Some(url) = &mlflow
+        && !url.starts_with("http://")
+    {
+        anyhow::bail!(groundcheck::Error::Usage(format!(
+            "--mlflow needs a tracking server's http:// URL, not {url:?} (a file or database store has no REST API; serve it with `mlflow server`)"
+        )));
+    }
     let planned = plan(&args.dir).await?;
     if planned.annotations.is_empty() {
         anyhow::bail!(groundcheck::Error::Input(format!(
@@ -73,6 +94,36 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             } else {
                 format!(
                     "; {} span(s) Phoenix does not have left out: {}",
+                    sent.missing.len(),
+                    sent.missing.join(", ")
+                )
+            }
+        );
+    }
+    if let Some(url) = &mlflow {
+        let sent = annotate::to_mlflow(url, &planned.annotations).await?;
+        if sent.traces == 0 {
+            anyhow::bail!(groundcheck::Error::Input(format!(
+                "MLflow at {url} has none of the {} trace(s) to annotate (was it fed these traces?)",
+                sent.missing.len()
+            )));
+        }
+        eprintln!(
+            "assessed {} trace(s) in MLflow at {url}: {} created, {} updated, {} unchanged{}{left_out}{}",
+            sent.traces,
+            sent.created,
+            sent.updated,
+            sent.unchanged,
+            if sent.removed > 0 {
+                format!(", {} no longer in the labels removed", sent.removed)
+            } else {
+                String::new()
+            },
+            if sent.missing.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; {} trace(s) MLflow does not have left out: {}",
                     sent.missing.len(),
                     sent.missing.join(", ")
                 )

@@ -1,5 +1,6 @@
 //! Verdicts back where people look at their traces (issue #47): annotations (made from
-//! the labels by `eval::annotate`) sent to Arize Phoenix through its REST API, and as
+//! the labels by `eval::annotate`) sent to Arize Phoenix and to MLflow (as assessments)
+//! through their REST APIs, and as
 //! OpenTelemetry GenAI evaluation events (`gen_ai.evaluation.result` log records,
 //! parented to the span they judge) to any OTLP/HTTP endpoint. In Phoenix each carries the
 //! identifier `groundcheck`: Phoenix upserts on (name, span, identifier), so a rerun
@@ -88,6 +89,244 @@ pub async fn to_phoenix(base: &str, annotations: &[Annotation]) -> Result<Sent> 
     sent.missing.sort();
     sent.missing.dedup();
     Ok(sent)
+}
+
+/// What MLflow took.
+#[derive(Debug, Default)]
+pub struct Assessed {
+    pub created: usize,
+    pub updated: usize,
+    /// Already there with the same value, rationale and score (a rerun on the same labels).
+    pub unchanged: usize,
+    /// Ours on these traces that the labels no longer have (a figure no longer scored).
+    pub removed: usize,
+    pub traces: usize,
+    /// Traces MLflow does not have, by its id (`tr-` and the OpenTelemetry trace id).
+    pub missing: Vec<String>,
+}
+
+/// What one trace's assessments came to.
+enum Outcome {
+    Done {
+        created: usize,
+        updated: usize,
+        unchanged: usize,
+        removed: usize,
+    },
+    Missing(String),
+}
+
+/// Writes `annotations` as MLflow assessments (feedback from source CODE `groundcheck`)
+/// on the span they judge, through the tracking server's REST API at `base`. A trace
+/// ingested over OTLP has the id `tr-` + its OpenTelemetry id. MLflow does not upsert, so
+/// each trace's assessments are read first: one of ours with the same name and span is
+/// left alone when equal, else updated (PATCH; deleted and created again when a score
+/// must go, as PATCH merges metadata), any second copy is deleted, and so is one of ours
+/// the labels no longer have (a figure no longer scored). Eight traces at a time.
+pub async fn to_mlflow(base: &str, annotations: &[Annotation]) -> Result<Assessed> {
+    use futures::StreamExt;
+    let api = format!("{}/api/3.0/mlflow/traces", base.trim_end_matches('/'));
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(60))
+        .build()
+        .map_err(|e| Error::Input(format!("cannot make an HTTP client: {e}")))?;
+    let mut by_trace: std::collections::BTreeMap<String, Vec<&Annotation>> = Default::default();
+    let mut out = Assessed::default();
+    for a in annotations {
+        match &a.trace_id {
+            Some(t) => by_trace.entry(format!("tr-{t}")).or_default().push(a),
+            None => out
+                .missing
+                .push(format!("(no trace id for span {})", a.span_id)),
+        }
+    }
+    let (client, api) = (&client, api.as_str());
+    let results: Vec<Result<Outcome>> = futures::stream::iter(by_trace)
+        .map(|(trace, list)| async move { assess_trace(client, api, base, &trace, &list).await })
+        .buffer_unordered(8)
+        .collect()
+        .await;
+    for r in results {
+        match r? {
+            Outcome::Done {
+                created,
+                updated,
+                unchanged,
+                removed,
+            } => {
+                out.traces += 1;
+                out.removed += removed;
+                out.created += created;
+                out.updated += updated;
+                out.unchanged += unchanged;
+            }
+            Outcome::Missing(t) => out.missing.push(t),
+        }
+    }
+    out.missing.sort();
+    out.missing.dedup();
+    Ok(out)
+}
+
+async fn assess_trace(
+    client: &reqwest::Client,
+    api: &str,
+    base: &str,
+    trace: &str,
+    list: &[&Annotation],
+) -> Result<Outcome> {
+    let call = |method: reqwest::Method, url: String, body: Option<Value>| async move {
+        let mut req = client.request(method, &url);
+        if let Some(b) = body {
+            req = req
+                .header("content-type", "application/json")
+                .body(b.to_string());
+        }
+        let r = req
+            .send()
+            .await
+            .map_err(|e| Error::Input(format!("cannot reach MLflow at {base}: {e}")))?;
+        let status = r.status();
+        let text = r.text().await.unwrap_or_default();
+        Ok::<_, Error>((status, text))
+    };
+    let refused = |what: &str, status: reqwest::StatusCode, text: &str| {
+        Error::Input(format!(
+            "MLflow at {base} refused {what} of trace {trace}: HTTP {status}: {}",
+            text.chars().take(300).collect::<String>()
+        ))
+    };
+    let (status, text) = call(reqwest::Method::GET, format!("{api}/{trace}"), None).await?;
+    if status.as_u16() == 404 {
+        return Ok(Outcome::Missing(trace.to_string()));
+    }
+    if !status.is_success() {
+        return Err(refused("reading", status, &text));
+    }
+    let info: Value = serde_json::from_str(&text).map_err(|e| {
+        Error::Input(format!(
+            "MLflow at {base} answered trace {trace} with something other than JSON: {e}"
+        ))
+    })?;
+    let ours: Vec<&Value> = info["trace"]["trace_info"]["assessments"]
+        .as_array()
+        .map(|a| a.iter().collect())
+        .unwrap_or_default();
+    let ours: Vec<&Value> = ours
+        .into_iter()
+        .filter(|x| x["source"]["source_id"] == IDENTIFIER && x["valid"] != Value::Bool(false))
+        .collect();
+    let (mut created, mut updated, mut unchanged) = (0, 0, 0);
+    for a in list {
+        let metadata: serde_json::Map<String, Value> = a
+            .score
+            .map(|x| ("score".to_string(), Value::String(format!("{x}"))))
+            .into_iter()
+            .collect();
+        let rationale = a.explanation.clone().unwrap_or_default();
+        let assessment = json!({
+            "assessment_name": a.name, "trace_id": trace, "span_id": a.span_id,
+            "source": {"source_type": "CODE", "source_id": IDENTIFIER},
+            "feedback": {"value": a.label}, "rationale": rationale, "metadata": metadata,
+        });
+        let same: Vec<&&Value> = ours
+            .iter()
+            .filter(|x| x["assessment_name"] == a.name && x["span_id"] == a.span_id.as_str())
+            .collect();
+        for extra in same.iter().skip(1) {
+            let id = extra["assessment_id"].as_str().unwrap_or_default();
+            let (status, text) = call(
+                reqwest::Method::DELETE,
+                format!("{api}/{trace}/assessments/{id}"),
+                None,
+            )
+            .await?;
+            if !status.is_success() {
+                return Err(refused("deleting a second copy", status, &text));
+            }
+        }
+        let create = || {
+            call(
+                reqwest::Method::POST,
+                format!("{api}/{trace}/assessments"),
+                Some(json!({ "assessment": assessment })),
+            )
+        };
+        let Some(old) = same.first() else {
+            let (status, text) = create().await?;
+            if !status.is_success() {
+                return Err(refused("an assessment", status, &text));
+            }
+            created += 1;
+            continue;
+        };
+        let id = old["assessment_id"].as_str().unwrap_or_default();
+        let old_metadata = old["metadata"].as_object().cloned().unwrap_or_default();
+        if old["feedback"]["value"] == a.label.as_str()
+            && old["rationale"].as_str().unwrap_or_default() == rationale
+            && old_metadata == metadata
+        {
+            unchanged += 1;
+            continue;
+        }
+        let (status, text) = if old_metadata.keys().all(|k| metadata.contains_key(k)) {
+            call(
+                reqwest::Method::PATCH,
+                format!("{api}/{trace}/assessments/{id}"),
+                Some(json!({
+                    "assessment": {"assessment_id": id, "trace_id": trace,
+                        "feedback": {"value": a.label}, "rationale": rationale, "metadata": metadata},
+                    "update_mask": "feedback,rationale,metadata",
+                })),
+            )
+            .await?
+        } else {
+            let (status, text) = call(
+                reqwest::Method::DELETE,
+                format!("{api}/{trace}/assessments/{id}"),
+                None,
+            )
+            .await?;
+            if !status.is_success() {
+                return Err(refused("deleting an outdated assessment", status, &text));
+            }
+            create().await?
+        };
+        if !status.is_success() {
+            return Err(refused("an update", status, &text));
+        }
+        updated += 1;
+    }
+    let mut removed = 0;
+    for old in &ours {
+        if list
+            .iter()
+            .any(|a| old["assessment_name"] == a.name && old["span_id"] == a.span_id.as_str())
+        {
+            continue;
+        }
+        let id = old["assessment_id"].as_str().unwrap_or_default();
+        let (status, text) = call(
+            reqwest::Method::DELETE,
+            format!("{api}/{trace}/assessments/{id}"),
+            None,
+        )
+        .await?;
+        if !status.is_success() {
+            return Err(refused(
+                "deleting an assessment the labels no longer have",
+                status,
+                &text,
+            ));
+        }
+        removed += 1;
+    }
+    Ok(Outcome::Done {
+        created,
+        updated,
+        unchanged,
+        removed,
+    })
 }
 
 /// What an OTLP endpoint took.

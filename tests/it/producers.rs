@@ -494,47 +494,7 @@ fn openinference_pydantic_ai_into_phoenix_and_back() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let summary = got.pop().unwrap();
-    // What labels.parquet says, as the annotations must say it: span, name, label, score.
-    let want = sql_csv(
-        &proj,
-        &[("l", &d.join("out/labels.parquet"))],
-        "WITH t AS (SELECT * FROM l WHERE answer_span_id IS NOT NULL) \
-         SELECT answer_span_id AS s, 'groundcheck.correct' AS n, \
-           CASE WHEN correct THEN 'correct' WHEN NOT correct THEN 'wrong' ELSE 'undecided' END AS v, \
-           CAST(CAST(correct AS INT) AS DOUBLE) AS x FROM t \
-         UNION ALL SELECT answer_span_id, 'groundcheck.grounded', \
-           CASE WHEN grounded THEN 'grounded' WHEN NOT grounded THEN 'not grounded' ELSE 'undecided' END, \
-           CAST(CAST(grounded AS INT) AS DOUBLE) FROM t \
-         UNION ALL SELECT answer_span_id, 'groundcheck.failure_class', coalesce(failure_class, 'none'), NULL FROM t \
-         UNION ALL SELECT answer_span_id, 'groundcheck.review', \
-           CASE WHEN needs_human_review THEN 'needs review' ELSE 'decided' END, NULL FROM t \
-         UNION ALL SELECT answer_span_id, 'groundcheck.definition_match', \
-           CASE WHEN definition_match THEN 'matches' ELSE 'does not match' END, \
-           CAST(CAST(definition_match AS INT) AS DOUBLE) FROM t WHERE definition_match IS NOT NULL \
-         UNION ALL SELECT answer_span_id, 'groundcheck.freshness', \
-           CASE WHEN freshness_pass THEN 'fresh' WHEN NOT freshness_pass THEN 'stale' ELSE 'undecided' END, \
-           CAST(CAST(freshness_pass AS INT) AS DOUBLE) FROM t WHERE freshness_bound \
-         UNION ALL SELECT answer_span_id, 'groundcheck.policy', \
-           CASE WHEN policy_violations = 0 THEN 'within policy' \
-             ELSE CAST(policy_violations AS VARCHAR) || ' violating call(s)' END, \
-           CAST(policy_violations AS DOUBLE) FROM t WHERE policy_violations IS NOT NULL \
-         UNION ALL SELECT answer_span_id, 'groundcheck.cost_usd', coalesce(cost_source, 'priced'), cost_usd \
-           FROM t WHERE cost_usd IS NOT NULL \
-         UNION ALL SELECT answer_span_id, 'groundcheck.tool_calls', \
-           CASE WHEN tool_calls_valid THEN 'valid' ELSE 'invalid' END, \
-           CAST(CAST(tool_calls_valid AS INT) AS DOUBLE) FROM t WHERE tool_calls_valid IS NOT NULL \
-         ORDER BY 1, 2",
-    );
-    // Scores as Rust prints an f64 (the CSV writes 1.0, Phoenix's JSON 1).
-    let rows: Vec<String> = want
-        .lines()
-        .skip(1)
-        .map(|r| {
-            let (head, x) = r.rsplit_once(',').unwrap();
-            let x = x.parse::<f64>().map(|x| format!("{x}")).unwrap_or_default();
-            format!("{head},{x}")
-        })
-        .collect();
+    let (want, rows) = annotation_rows(&proj, &d.join("out/labels.parquet"));
     let spans = rows
         .iter()
         .filter(|r| r.contains(",groundcheck.correct,"))
@@ -690,7 +650,13 @@ fn produce_beside(venv: &str, script: &str, dir: &Path, args: &[&str]) -> BTreeM
 /// Imports a producer's files (agent and servers), and checks what every producer must
 /// give: Server A's steps exactly, the rejected query and its retry, each result's as_of,
 /// and the demo's golden labels for the case.
-fn check_producer(d: &Path, ids: &BTreeMap<String, String>, summary: &str, model_ids: bool) {
+/// Returns the project (its labels are in `d/out`).
+fn check_producer(
+    d: &Path,
+    ids: &BTreeMap<String, String>,
+    summary: &str,
+    model_ids: bool,
+) -> PathBuf {
     let (proj, traces) = check_producer_steps(d, ids, summary, model_ids);
     assert_eq!(
         labels(
@@ -700,6 +666,7 @@ fn check_producer(d: &Path, ids: &BTreeMap<String, String>, summary: &str, model
         ),
         golden(8)
     );
+    proj
 }
 
 /// The steps part of `check_producer`; returns the project and the imported traces.
@@ -817,20 +784,217 @@ fn llamaindex_with_openinference() {
     );
 }
 
+/// What labels.parquet says, as every store's annotations must say it: one
+/// "span,name,label,score" row per task and figure, sorted (the CSV itself beside them).
+fn annotation_rows(proj: &Path, labels: &Path) -> (String, Vec<String>) {
+    let want = sql_csv(
+        &proj,
+        &[("l", labels)],
+        "WITH t AS (SELECT * FROM l WHERE answer_span_id IS NOT NULL) \
+         SELECT answer_span_id AS s, 'groundcheck.correct' AS n, \
+           CASE WHEN correct THEN 'correct' WHEN NOT correct THEN 'wrong' ELSE 'undecided' END AS v, \
+           CAST(CAST(correct AS INT) AS DOUBLE) AS x FROM t \
+         UNION ALL SELECT answer_span_id, 'groundcheck.grounded', \
+           CASE WHEN grounded THEN 'grounded' WHEN NOT grounded THEN 'not grounded' ELSE 'undecided' END, \
+           CAST(CAST(grounded AS INT) AS DOUBLE) FROM t \
+         UNION ALL SELECT answer_span_id, 'groundcheck.failure_class', coalesce(failure_class, 'none'), NULL FROM t \
+         UNION ALL SELECT answer_span_id, 'groundcheck.review', \
+           CASE WHEN needs_human_review THEN 'needs review' ELSE 'decided' END, NULL FROM t \
+         UNION ALL SELECT answer_span_id, 'groundcheck.definition_match', \
+           CASE WHEN definition_match THEN 'matches' ELSE 'does not match' END, \
+           CAST(CAST(definition_match AS INT) AS DOUBLE) FROM t WHERE definition_match IS NOT NULL \
+         UNION ALL SELECT answer_span_id, 'groundcheck.freshness', \
+           CASE WHEN freshness_pass THEN 'fresh' WHEN NOT freshness_pass THEN 'stale' ELSE 'undecided' END, \
+           CAST(CAST(freshness_pass AS INT) AS DOUBLE) FROM t WHERE freshness_bound \
+         UNION ALL SELECT answer_span_id, 'groundcheck.policy', \
+           CASE WHEN policy_violations = 0 THEN 'within policy' \
+             ELSE CAST(policy_violations AS VARCHAR) || ' violating call(s)' END, \
+           CAST(policy_violations AS DOUBLE) FROM t WHERE policy_violations IS NOT NULL \
+         UNION ALL SELECT answer_span_id, 'groundcheck.cost_usd', coalesce(cost_source, 'priced'), cost_usd \
+           FROM t WHERE cost_usd IS NOT NULL \
+         UNION ALL SELECT answer_span_id, 'groundcheck.tool_calls', \
+           CASE WHEN tool_calls_valid THEN 'valid' ELSE 'invalid' END, \
+           CAST(CAST(tool_calls_valid AS INT) AS DOUBLE) FROM t WHERE tool_calls_valid IS NOT NULL \
+         ORDER BY 1, 2",
+    );
+    // Scores as Rust prints an f64 (the CSV writes 1.0, Phoenix's JSON 1).
+    let rows: Vec<String> = want
+        .lines()
+        .skip(1)
+        .map(|r| {
+            let (head, x) = r.rsplit_once(',').unwrap();
+            let x = x.parse::<f64>().map(|x| format!("{x}")).unwrap_or_default();
+            format!("{head},{x}")
+        })
+        .collect();
+    (want, rows)
+}
+
+/// MLflow Tracing (mlflow-tracing, OTLP export as its docs say) into a real MLflow
+/// tracking server and back (issue #47): openai autolog's CHAT_MODEL spans carry the
+/// request and response in mlflow.spanInputs/spanOutputs, the TOOL spans the arguments
+/// and the MCP result, no call id on a TOOL span. The same spans, imported from the
+/// producer's file copy and labeled, go back as assessments; MLflow's own client reads
+/// back exactly one of ours per task and figure, equal to labels.parquet: a stale one
+/// updated, a second copy and one the labels no longer have deleted, a person's left
+/// alone, and a rerun changes nothing.
 #[test]
-fn mlflow_tracing_with_its_own_convention() {
-    // MLflow Tracing (mlflow-tracing, OTLP export as its docs say): openai autolog's
-    // CHAT_MODEL spans carry the request and response in mlflow.spanInputs/spanOutputs,
-    // the TOOL spans the arguments and the MCP result; no call id on a TOOL span.
+fn mlflow_tracing_into_mlflow_and_back() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    let ids = produce_beside("mlflow", "mlflow_agent.py", d, &[]);
-    check_producer(
+    let script = root().join("tests/producers/mlflow_server.py");
+    let mut server = Stopped(
+        Command::new(venv_python("mlflow-server"))
+            .arg(&script)
+            .arg("serve")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut first = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(server.0.stdout.take().unwrap()),
+        &mut first,
+    )
+    .unwrap();
+    let url = first
+        .trim()
+        .strip_prefix("listening ")
+        .unwrap_or_else(|| panic!("mlflow server did not start: {first:?}"))
+        .to_string();
+    let ids = produce_beside("mlflow", "mlflow_agent.py", d, &["--mlflow", &url]);
+    let proj = check_producer(
         d,
         &ids,
         "18 tool span(s) merged into 6 call(s), 9 model call(s)",
         true,
     );
+    let out = d.join("out");
+    let (want, rows) = annotation_rows(&proj, &out.join("labels.parquet"));
+    let traces = sql_csv(
+        &proj,
+        &[("l", &out.join("labels.parquet"))],
+        "SELECT count(DISTINCT trace_ids[1]) FROM l WHERE answer_span_id IS NOT NULL",
+    );
+    let traces: usize = traces.lines().nth(1).unwrap().parse().unwrap();
+    assert!(traces > 0 && rows.len() > 4 * traces, "{want}");
+    let read = || -> (Vec<String>, Vec<Value>) {
+        let o = Command::new(venv_python("mlflow-server"))
+            .arg(&script)
+            .args(["assessments", &url])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let all: Vec<Value> = String::from_utf8(o.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let (ours, theirs): (Vec<Value>, Vec<Value>) = all
+            .into_iter()
+            .partition(|a| a["source_id"] == "groundcheck");
+        let mut rows: Vec<String> = ours
+            .iter()
+            .map(|a| {
+                assert_eq!(a["source_type"], "CODE", "{a}");
+                assert_eq!(a["valid"], true, "{a}");
+                format!(
+                    "{},{},{},{}",
+                    a["span_id"].as_str().unwrap(),
+                    a["name"].as_str().unwrap(),
+                    a["value"].as_str().unwrap(),
+                    a["metadata"]["score"].as_str().unwrap_or_default(),
+                )
+            })
+            .collect();
+        rows.sort();
+        (rows, theirs)
+    };
+    // Before: what an earlier labeling left (a stale verdict, a second copy of it, a figure
+    // no longer scored) and a person's verdict under the same name, on the first task.
+    let (t, span) = {
+        let csv = sql_csv(
+            &proj,
+            &[("l", &out.join("labels.parquet"))],
+            "SELECT trace_ids[1], answer_span_id FROM l WHERE answer_span_id IS NOT NULL ORDER BY 2 LIMIT 1",
+        );
+        let line = csv.lines().nth(1).unwrap().to_string();
+        let (t, s) = line.split_once(',').unwrap();
+        (format!("tr-{t}"), s.to_string())
+    };
+    let seeded = Command::new(venv_python("mlflow-server"))
+        .arg(&script)
+        .args(["stale", &url, &t, &span])
+        .output()
+        .unwrap();
+    assert!(
+        seeded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&seeded.stderr)
+    );
+    assert_eq!(read().0.len(), 3, "three of ours seeded");
+
+    let o = d.to_str().unwrap();
+    let first = run(
+        &root(),
+        &["annotate", &format!("{o}/out"), "--mlflow", &url],
+    );
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert_eq!(
+        first.stderr.trim(),
+        format!(
+            "assessed {traces} trace(s) in MLflow at {url}: {} created, 1 updated, 0 unchanged, 1 no longer in the labels removed",
+            rows.len() - 1
+        )
+    );
+    let (got, theirs) = read();
+    assert_eq!(got, rows);
+    assert_eq!(theirs.len(), 1, "{theirs:?}");
+    assert_eq!(theirs[0]["value"], "correct", "{theirs:?}");
+
+    let again = run(
+        &root(),
+        &["annotate", &format!("{o}/out"), "--mlflow", &url],
+    );
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(
+        again.stderr.trim(),
+        format!(
+            "assessed {traces} trace(s) in MLflow at {url}: 0 created, 0 updated, {} unchanged",
+            rows.len()
+        )
+    );
+    assert_eq!(read().0, rows);
+
+    let store = run(
+        &root(),
+        &[
+            "annotate",
+            &format!("{o}/out"),
+            "--mlflow",
+            "sqlite:///mlflow.db",
+        ],
+    );
+    assert_eq!(store.code, 2);
+    assert!(
+        store
+            .stderr
+            .contains("--mlflow needs a tracking server's http:// URL"),
+        "{}",
+        store.stderr
+    );
+}
+
+/// A helper process that stops what it started when its stdin closes: closed and waited
+/// for on drop, a failing test included.
+struct Stopped(std::process::Child);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        drop(self.0.stdin.take());
+        let _ = self.0.wait();
+    }
 }
 
 #[test]

@@ -38,19 +38,26 @@ class Sink(http.server.BaseHTTPRequestHandler):
         pass
 
 
-sink = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Sink)
-threading.Thread(target=sink.serve_forever, daemon=True).start()
-os.environ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = f"http://127.0.0.1:{sink.server_address[1]}/v1/traces"
+p = argparse.ArgumentParser()
+p.add_argument("--spans-file")
+p.add_argument("--seed", default="mlflow")
+p.add_argument("--mlflow", metavar="URL",
+               help="a real MLflow tracking server to export to (its OTLP endpoint, experiment 0) "
+                    "instead of a local sink")
+args = p.parse_args()
+
+if args.mlflow:
+    os.environ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = args.mlflow.rstrip("/") + "/v1/traces"
+    os.environ["OTEL_EXPORTER_OTLP_TRACES_HEADERS"] = "x-mlflow-experiment-id=0"
+else:
+    sink = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Sink)
+    threading.Thread(target=sink.serve_forever, daemon=True).start()
+    os.environ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = f"http://127.0.0.1:{sink.server_address[1]}/v1/traces"
 os.environ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] = "http/protobuf"
 os.environ["MLFLOW_USE_DEFAULT_TRACER_PROVIDER"] = "false"
 sys.path.insert(0, os.path.dirname(__file__))
 import otel_setup  # noqa: E402
 import scenarios  # noqa: E402
-
-p = argparse.ArgumentParser()
-p.add_argument("--spans-file")
-p.add_argument("--seed", default="mlflow")
-args = p.parse_args()
 
 provider = otel_setup.setup("mlflow-agent", args.seed, args.spans_file)
 
