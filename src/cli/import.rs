@@ -8,7 +8,8 @@ use clap::Args as ClapArgs;
 use groundcheck::input::import::{self, Format, Options};
 
 /// Read OpenTelemetry traces (OTLP protobuf or JSON, gzip or not: GenAI, MCP, OpenInference
-/// and OpenLLMetry conventions), Arize Phoenix span exports, or MCP JSON-RPC logs, and write
+/// and OpenLLMetry conventions), Arize Phoenix span exports, MLflow trace exports, or MCP
+/// JSON-RPC logs, and write
 /// them as the `steps` table: OUT/traces/FORMAT.parquet (and, for logged tools/list
 /// answers, OUT/snapshots/FORMAT.parquet). The spans of one tool call (agent, MCP client,
 /// MCP server) become one call. Prints per input what it took, merged and skipped, and

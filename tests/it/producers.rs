@@ -650,13 +650,7 @@ fn produce_beside(venv: &str, script: &str, dir: &Path, args: &[&str]) -> BTreeM
 /// Imports a producer's files (agent and servers), and checks what every producer must
 /// give: Server A's steps exactly, the rejected query and its retry, each result's as_of,
 /// and the demo's golden labels for the case.
-/// Returns the project (its labels are in `d/out`).
-fn check_producer(
-    d: &Path,
-    ids: &BTreeMap<String, String>,
-    summary: &str,
-    model_ids: bool,
-) -> PathBuf {
+fn check_producer(d: &Path, ids: &BTreeMap<String, String>, summary: &str, model_ids: bool) {
     let (proj, traces) = check_producer_steps(d, ids, summary, model_ids);
     assert_eq!(
         labels(
@@ -666,7 +660,6 @@ fn check_producer(
         ),
         golden(8)
     );
-    proj
 }
 
 /// The steps part of `check_producer`; returns the project and the imported traces.
@@ -788,7 +781,7 @@ fn llamaindex_with_openinference() {
 /// "span,name,label,score" row per task and figure, sorted (the CSV itself beside them).
 fn annotation_rows(proj: &Path, labels: &Path) -> (String, Vec<String>) {
     let want = sql_csv(
-        &proj,
+        proj,
         &[("l", labels)],
         "WITH t AS (SELECT * FROM l WHERE answer_span_id IS NOT NULL) \
          SELECT answer_span_id AS s, 'groundcheck.correct' AS n, \
@@ -833,8 +826,9 @@ fn annotation_rows(proj: &Path, labels: &Path) -> (String, Vec<String>) {
 /// MLflow Tracing (mlflow-tracing, OTLP export as its docs say) into a real MLflow
 /// tracking server and back (issue #47): openai autolog's CHAT_MODEL spans carry the
 /// request and response in mlflow.spanInputs/spanOutputs, the TOOL spans the arguments
-/// and the MCP result, no call id on a TOOL span. The same spans, imported from the
-/// producer's file copy and labeled, go back as assessments; MLflow's own client reads
+/// and the MCP result, no call id on a TOOL span. The traces as MLflow exports them
+/// import to the steps of the producer's own OTLP copy; labeled, they go back as
+/// assessments; MLflow's own client reads
 /// back exactly one of ours per task and figure, equal to labels.parquet: a stale one
 /// updated, a second copy and one the labels no longer have deleted, a person's left
 /// alone, and a rerun changes nothing.
@@ -864,13 +858,50 @@ fn mlflow_tracing_into_mlflow_and_back() {
         .unwrap_or_else(|| panic!("mlflow server did not start: {first:?}"))
         .to_string();
     let ids = produce_beside("mlflow", "mlflow_agent.py", d, &["--mlflow", &url]);
-    let proj = check_producer(
+    let (proj, traces) = check_producer_steps(
         d,
         &ids,
         "18 tool span(s) merged into 6 call(s), 9 model call(s)",
         true,
     );
+    // What MLflow kept, as it exports it, imports to the steps the producer's own OTLP
+    // copy gives, and labels as the demo's golden labels say.
+    let exported = d.join("mlflow-traces.jsonl");
+    let n = Command::new(venv_python("mlflow-server"))
+        .arg(&script)
+        .args(["export", &url, exported.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(n.status.success(), "{}", String::from_utf8_lossy(&n.stderr));
+    let from_mlflow = d.join("imp-mlflow");
+    ok(
+        &root(),
+        &[
+            "import",
+            "mlflow",
+            exported.to_str().unwrap(),
+            "--cases",
+            proj.join("cases.jsonl").to_str().unwrap(),
+            "--out",
+            from_mlflow.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        steps(&proj, &from_mlflow.join("traces")),
+        steps(&proj, &traces)
+    );
     let out = d.join("out");
+    assert_eq!(
+        labels(
+            &proj,
+            &out,
+            &[
+                "--table",
+                &format!("steps={}", from_mlflow.join("traces").display())
+            ]
+        ),
+        golden(8)
+    );
     let (want, rows) = annotation_rows(&proj, &out.join("labels.parquet"));
     let traces = sql_csv(
         &proj,

@@ -105,6 +105,10 @@ async def main():
     tracer = trace.get_tracer("groundcheck-producer")
     for conv in scenarios.CONVERSATIONS:
         python, server_args, env = scenarios.warehouse_server(conv, args.seed)
+        if args.mlflow:
+            # The MCP server exports its spans to the same store, as a deployed one would:
+            # MLflow puts them in the agent's trace (the context travels in the request).
+            env = {**env, "OTEL_EXPORTER_OTLP_ENDPOINT": args.mlflow}
         params = StdioServerParameters(command=python, args=server_args, env=env)
         with tracer.start_as_current_span("handle question", attributes=scenarios.root_attributes(conv)) as root:
             trace_id = format(root.get_span_context().trace_id, "032x")

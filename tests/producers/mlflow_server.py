@@ -5,6 +5,8 @@ folder), for the round trip of issue #47: producer → MLflow → groundcheck �
                                     and stops it when stdin closes
   mlflow_server.py assessments URL  prints every assessment on the traces of experiment 0
                                     as JSON lines, read with MLflow's own client
+  mlflow_server.py export URL FILE  writes every trace of experiment 0 as MLflow exports
+                                    it (`Trace.to_json()`), a trace a line
   mlflow_server.py stale URL TRACE SPAN
                                     logs, with MLflow's client, what an earlier labeling
                                     could have left on SPAN (a stale groundcheck.correct
@@ -72,6 +74,17 @@ def assessments(base):
             }))
 
 
+def export(base, path):
+    from mlflow import MlflowClient
+
+    client = MlflowClient(tracking_uri=base)
+    traces = client.search_traces(locations=["0"], max_results=500)
+    with open(path, "w") as f:
+        for t in sorted(traces, key=lambda t: t.info.trace_id):
+            f.write(t.to_json() + "\n")
+    print(len(traces))
+
+
 def stale(base, trace, span):
     import mlflow
     from mlflow.entities import AssessmentSource
@@ -94,6 +107,8 @@ if __name__ == "__main__":
         serve()
     elif sys.argv[1:2] == ["assessments"] and len(sys.argv) == 3:
         assessments(sys.argv[2])
+    elif sys.argv[1:2] == ["export"] and len(sys.argv) == 4:
+        export(*sys.argv[2:])
     elif sys.argv[1:2] == ["stale"] and len(sys.argv) == 5:
         stale(*sys.argv[2:])
     else:

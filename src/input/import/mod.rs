@@ -11,6 +11,7 @@ pub mod collect;
 pub mod grpc;
 pub mod mcp_log;
 pub mod mcp_result;
+pub mod mlflow;
 pub mod otlp;
 pub mod phoenix;
 pub mod receiver;
@@ -36,6 +37,9 @@ pub enum Format {
     /// JSON records. OTLP exports in the file are read as `otlp` reads them.
     #[value(alias = "openinference")]
     Phoenix,
+    /// MLflow's trace export: `Trace.to_json()`, `mlflow traces get`, a trace a line or a
+    /// JSON array of them (`{"info", "data": {"spans"}}`).
+    Mlflow,
     /// A JSON-lines log of MCP JSON-RPC messages: {"direction", "timestamp", "message"}.
     McpLog,
     /// The Berkeley Function Calling Leaderboard's question, possible-answer and model
@@ -50,6 +54,7 @@ impl Format {
         match self {
             Format::Otlp => "otlp",
             Format::Phoenix => "phoenix",
+            Format::Mlflow => "mlflow",
             Format::McpLog => "mcp-log",
             Format::Bfcl => "bfcl",
         }
@@ -349,6 +354,7 @@ pub fn import(format: Format, files: &[Input], opts: &Options) -> Result<Importe
         match format {
             Format::Otlp => otlp::read(f, &mut all_spans)?,
             Format::Phoenix => phoenix::read(f, &mut all_spans)?,
+            Format::Mlflow => mlflow::read(f, &mut all_spans)?,
             Format::McpLog => mcp_log::read(f, opts, &mut steps, &mut out)?,
             Format::Bfcl => {
                 return Err(Error::Input(
