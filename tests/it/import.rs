@@ -140,6 +140,50 @@ fn every_phoenix_export_shape_gives_the_steps_of_the_otlp_it_was_fed() {
     }
 }
 
+/// MLflow's own export of the traces it took over OTLP from the MLflow Tracing agent and
+/// its MCP server (`Trace.to_json()`, a trace a line): the steps of those OTLP requests.
+#[test]
+fn mlflows_export_gives_the_steps_of_the_otlp_it_was_fed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = std::fs::read_to_string(&captured("mlflow", &["ids.jsonl"])[0])
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["conversation"] == "generic-emea-active")
+        .unwrap()["trace_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let proj = project(tmp.path(), &a);
+    let cases = proj.join("cases.jsonl");
+    import(
+        "otlp",
+        &captured(
+            "mlflow",
+            &[
+                "agent.pb",
+                "server-generic-warehouse.pb",
+                "server-task-specific.pb",
+            ],
+        ),
+        &["--cases", cases.to_str().unwrap()],
+        &tmp.path().join("ref"),
+    );
+    let reference = steps(&proj, &tmp.path().join("ref/traces"));
+    check_server_a_steps(&reference, &a, true);
+    let out = import(
+        "mlflow",
+        &captured("mlflow", &["mlflow-traces.jsonl.gz"]),
+        &["--cases", cases.to_str().unwrap()],
+        &tmp.path().join("m"),
+    );
+    assert!(
+        out.contains("merged into 6 call(s), 9 model call(s)"),
+        "{out}"
+    );
+    assert_eq!(steps(&proj, &tmp.path().join("m/traces")), reference);
+}
+
 #[test]
 fn openai_agents_and_openllmetry_samples() {
     let tmp = tempfile::tempdir().unwrap();
@@ -408,6 +452,15 @@ fn bad_files_are_named_and_nothing_is_written() {
         "{}",
         r.stderr
     );
+    let otlp_json = captured("pydantic-ai-genai", &["agent.jsonl"]);
+    let r = run(&root(), &["import", "mlflow", &otlp_json[0], "--out", o]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("agent.jsonl:1:1: not an MLflow trace: no \"data\".\"spans\""),
+        "{}",
+        r.stderr
+    );
     // A protobuf stream cut short names the message and byte.
     let pb =
         std::fs::read(&captured("pydantic-ai-genai", &["server-task-specific.pb"])[0]).unwrap();
@@ -510,6 +563,8 @@ fn importers_never_panic_on_mutated_real_traces() {
             }
             let format = if name.starts_with("phoenix-") {
                 Format::Phoenix
+            } else if name.starts_with("mlflow-") {
+                Format::Mlflow
             } else {
                 Format::Otlp
             };

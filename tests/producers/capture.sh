@@ -43,6 +43,19 @@ cp "$work/oa"/*.pb "$work/oa/ids.jsonl" "$out/openai-agents/"
 cp "$work/oll"/*.jsonl "$out/openllmetry/"
 "$venvs/phoenix/bin/python" "$here/phoenix_export.py" --otlp "$work/oi"/*.pb --out "$out/phoenix" > /dev/null
 cp "$work/oi"/*.pb "$work/oi/ids.jsonl" "$out/phoenix/"
-# Compressed (the importers read gzip): Phoenix's exports are verbose.
-gzip -9 -n "$out"/phoenix/phoenix-*
+# MLflow's own export of the MLflow producer's traces: the agent and its server export to
+# a real MLflow tracking server, whose client writes the traces back out. Same seed, so
+# the same ids as the captured agent.pb.
+mlflow_capture() {
+  local d="$work/mlflow-store" line url
+  mkdir -p "$d"
+  coproc MLF { "$venvs/mlflow-server/bin/python" "$here/mlflow_server.py" serve; }
+  read -r line <&"${MLF[0]}"; url=${line#listening }
+  run mlflow mlflow_agent.py "$d" --mlflow "$url"
+  "$venvs/mlflow-server/bin/python" "$here/mlflow_server.py" export "$url" "$out/mlflow/mlflow-traces.jsonl" > /dev/null
+  eval "exec ${MLF[1]}>&-"; wait
+}
+mlflow_capture
+# Compressed (the importers read gzip): Phoenix's and MLflow's exports are verbose.
+gzip -9 -n "$out"/phoenix/phoenix-* "$out"/mlflow/mlflow-traces.jsonl
 du -sh "$out"/*
