@@ -12,7 +12,7 @@ use groundcheck::output::annotate;
 /// traces they judge: for each task whose answer came from a span (imported or collected
 /// traces), `groundcheck.correct`, `groundcheck.grounded`, `groundcheck.failure_class`
 /// and `groundcheck.review` on that span, each with its label, score and explanation: as
-/// Arize Phoenix span annotations, as MLflow assessments (a rerun updates them), and/or
+/// Arize Phoenix span and trace annotations, as MLflow assessments (a rerun updates them), and/or
 /// as OpenTelemetry
 /// `gen_ai.evaluation.result` events to any OTLP/HTTP endpoint. docs/trace-stores.md.
 #[derive(Debug, ClapArgs)]
@@ -86,9 +86,19 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             )));
         }
         eprintln!(
-            "annotated {} span(s) in Phoenix at {url}: {} annotation(s){left_out}{}",
+            "annotated {} span(s) and {} trace(s) in Phoenix at {url}: {} span annotation(s), {} trace annotation(s){}{left_out}{}",
             sent.spans,
+            sent.traces,
             sent.annotations,
+            sent.trace_annotations,
+            if sent.shared_traces > 0 {
+                format!(
+                    "; {} trace(s) holding several tasks annotated on the tasks' spans only",
+                    sent.shared_traces
+                )
+            } else {
+                String::new()
+            },
             if sent.missing.is_empty() {
                 String::new()
             } else {

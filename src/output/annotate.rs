@@ -32,30 +32,70 @@ pub struct Sent {
     pub spans: usize,
     /// Spans Phoenix does not have (it was not fed those traces).
     pub missing: Vec<String>,
+    /// Trace annotations, and the traces they went on.
+    pub trace_annotations: usize,
+    pub traces: usize,
+    /// Traces that hold more than one task: their verdicts would overwrite each other on
+    /// the trace, so they are on the tasks' spans only.
+    pub shared_traces: usize,
 }
 
-/// Sends `annotations` to the Phoenix at `base` (`POST /v1/span_annotations?sync=true`,
-/// 100 a request). Phoenix refuses a whole request when one span is unknown, naming them:
-/// those are left out and the rest sent again.
+/// Sends `annotations` to the Phoenix at `base` as span annotations
+/// (`POST /v1/span_annotations?sync=true`), and again as trace annotations
+/// (`/v1/trace_annotations`) on the trace of a task that has its trace to itself, so the
+/// traces table shows them. 100 a request. Phoenix refuses a whole request when one span
+/// or trace is unknown, naming them: those are left out and the rest sent again.
 pub async fn to_phoenix(base: &str, annotations: &[Annotation]) -> Result<Sent> {
-    let url = format!(
-        "{}/v1/span_annotations?sync=true",
-        base.trim_end_matches('/')
-    );
     let client = reqwest::Client::builder()
         .timeout(std::time::Duration::from_secs(60))
         .build()
         .map_err(|e| Error::Input(format!("cannot make an HTTP client: {e}")))?;
     let mut sent = Sent::default();
-    let mut spans = std::collections::BTreeSet::new();
+    let spans: Vec<(&str, &Annotation)> = annotations
+        .iter()
+        .map(|a| (a.span_id.as_str(), a))
+        .collect();
+    let (n, on, missing) = post_phoenix(&client, base, "span", &spans).await?;
+    (sent.annotations, sent.spans, sent.missing) = (n, on, missing);
+    // Tasks per trace: a task is its answer span.
+    let mut tasks: std::collections::BTreeMap<&str, std::collections::BTreeSet<&str>> =
+        Default::default();
+    for a in annotations {
+        if let Some(t) = &a.trace_id {
+            tasks.entry(t).or_default().insert(&a.span_id);
+        }
+    }
+    sent.shared_traces = tasks.values().filter(|s| s.len() > 1).count();
+    let traces: Vec<(&str, &Annotation)> = annotations
+        .iter()
+        .filter_map(|a| {
+            let t = a.trace_id.as_deref()?;
+            (tasks[t].len() == 1 && !sent.missing.contains(&a.span_id)).then_some((t, a))
+        })
+        .collect();
+    let (n, on, _) = post_phoenix(&client, base, "trace", &traces).await?;
+    (sent.trace_annotations, sent.traces) = (n, on);
+    Ok(sent)
+}
+
+/// Posts (target id, annotation) pairs as Phoenix `kind` ("span" or "trace") annotations;
+/// returns how many were taken, on how many targets, and the targets Phoenix lacks.
+async fn post_phoenix(
+    client: &reqwest::Client,
+    base: &str,
+    kind: &str,
+    annotations: &[(&str, &Annotation)],
+) -> Result<(usize, usize, Vec<String>)> {
+    let url = format!(
+        "{}/v1/{kind}_annotations?sync=true",
+        base.trim_end_matches('/')
+    );
+    let (mut taken, mut on, mut lacking) = (0, std::collections::BTreeSet::new(), Vec::new());
     for chunk in annotations.chunks(100) {
-        let mut batch: Vec<&Annotation> = chunk.iter().collect();
-        loop {
-            if batch.is_empty() {
-                break;
-            }
-            let body = json!({"data": batch.iter().map(|a| json!({
-                "span_id": a.span_id, "name": a.name, "annotator_kind": "CODE",
+        let mut batch: Vec<&(&str, &Annotation)> = chunk.iter().collect();
+        while !batch.is_empty() {
+            let body = json!({"data": batch.iter().map(|(id, a)| json!({
+                format!("{kind}_id"): id, "name": a.name, "annotator_kind": "CODE",
                 "identifier": IDENTIFIER,
                 "result": {"label": a.label, "score": a.score, "explanation": a.explanation},
             })).collect::<Vec<_>>()});
@@ -69,26 +109,25 @@ pub async fn to_phoenix(base: &str, annotations: &[Annotation]) -> Result<Sent> 
             let status = r.status();
             let text = r.text().await.unwrap_or_default();
             if status.is_success() {
-                sent.annotations += batch.len();
-                spans.extend(batch.iter().map(|a| a.span_id.clone()));
+                taken += batch.len();
+                on.extend(batch.iter().map(|(id, _)| id.to_string()));
                 break;
             }
-            let missing = missing_spans(&text);
+            let missing = missing_ids(&text);
             if status.as_u16() == 404 && !missing.is_empty() {
-                batch.retain(|a| !missing.contains(&a.span_id));
-                sent.missing.extend(missing);
+                batch.retain(|(id, _)| !missing.iter().any(|m| m == id));
+                lacking.extend(missing);
                 continue;
             }
             return Err(Error::Input(format!(
-                "Phoenix at {base} refused the annotations: HTTP {status}: {}",
+                "Phoenix at {base} refused the {kind} annotations: HTTP {status}: {}",
                 text.chars().take(500).collect::<String>()
             )));
         }
     }
-    sent.spans = spans.len();
-    sent.missing.sort();
-    sent.missing.dedup();
-    Ok(sent)
+    lacking.sort();
+    lacking.dedup();
+    Ok((taken, on.len(), lacking))
 }
 
 /// What MLflow took.
@@ -488,14 +527,14 @@ pub async fn to_otlp(endpoint: &str, annotations: &[Annotation]) -> Result<Expor
     Ok(out)
 }
 
-/// The span ids of Phoenix's 404 ("Spans with IDs a, b do not exist.").
-fn missing_spans(body: &str) -> Vec<String> {
+/// The ids in Phoenix's 404 ("Spans with IDs a, b do not exist.", "Traces with IDs …").
+fn missing_ids(body: &str) -> Vec<String> {
     let detail = serde_json::from_str::<Value>(body)
         .ok()
         .and_then(|v| v.get("detail").and_then(Value::as_str).map(str::to_string))
         .unwrap_or_else(|| body.to_string());
     detail
-        .split("Spans with IDs ")
+        .split(" with IDs ")
         .nth(1)
         .and_then(|r| r.split(" do not exist").next())
         .map(|ids| {
@@ -512,7 +551,9 @@ mod tests {
     #[test]
     fn phoenix_names_the_spans_it_lacks() {
         let body = r#"{"detail":"Spans with IDs ab12, cd34 do not exist."}"#;
-        assert_eq!(super::missing_spans(body), ["ab12", "cd34"]);
-        assert!(super::missing_spans("{\"detail\":\"other\"}").is_empty());
+        assert_eq!(super::missing_ids(body), ["ab12", "cd34"]);
+        let body = r#"{"detail":"Traces with IDs 0f1e do not exist."}"#;
+        assert_eq!(super::missing_ids(body), ["0f1e"]);
+        assert!(super::missing_ids("{\"detail\":\"other\"}").is_empty());
     }
 }

@@ -125,6 +125,7 @@ fn every_phoenix_export_shape_gives_the_steps_of_the_otlp_it_was_fed() {
         "phoenix-rest-page.json.gz",
         "phoenix-otlpv1.json.gz",
         "phoenix-dataframe.jsonl.gz",
+        "phoenix-trace-dataset.parquet.gz",
     ] {
         let o = tmp.path().join(f);
         // `openinference` is the format's other name.

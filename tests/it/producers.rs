@@ -471,6 +471,7 @@ fn openinference_pydantic_ai_into_phoenix_and_back() {
         "phoenix-rest-page.json",
         "phoenix-otlpv1.json",
         "phoenix-dataframe.jsonl",
+        "phoenix-trace-dataset.parquet",
     ] {
         let o = d.join(format!("imp-{f}"));
         ok(
@@ -525,6 +526,53 @@ fn openinference_pydantic_ai_into_phoenix_and_back() {
     }
     read.sort();
     assert_eq!(read, rows);
+    // The same verdicts on each task's trace, where the trace holds that task alone (here
+    // every one: a question a trace).
+    let pairs = sql_csv(
+        &proj,
+        &[("l", &d.join("out/labels.parquet"))],
+        "SELECT trace_ids[1] AS t, answer_span_id AS s FROM l WHERE answer_span_id IS NOT NULL",
+    );
+    let trace_of: BTreeMap<&str, &str> = pairs
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let (t, s) = l.split_once(',').unwrap();
+            (s, t)
+        })
+        .collect();
+    let mut tasks: BTreeMap<&str, usize> = BTreeMap::new();
+    for t in trace_of.values() {
+        *tasks.entry(t).or_default() += 1;
+    }
+    let mut on_traces: Vec<String> = rows
+        .iter()
+        .filter_map(|r| {
+            let (span, rest) = r.split_once(',').unwrap();
+            let t = trace_of[span];
+            (tasks[t] == 1).then(|| format!("{t},{rest}"))
+        })
+        .collect();
+    on_traces.sort();
+    assert_eq!(on_traces.len(), rows.len(), "{pairs}");
+    let mut read_traces: Vec<String> =
+        std::fs::read_to_string(d.join("phoenix/phoenix-trace-annotations.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .map(|a| {
+                assert_eq!(a["identifier"], "groundcheck", "{a}");
+                format!(
+                    "{},{},{},{}",
+                    a["trace_id"].as_str().unwrap(),
+                    a["name"].as_str().unwrap(),
+                    a["label"].as_str().unwrap(),
+                    score(&a["score"]),
+                )
+            })
+            .collect();
+    read_traces.sort();
+    assert_eq!(read_traces, on_traces);
 
     // The same verdicts as OpenTelemetry GenAI evaluation events, to an OTLP/HTTP
     // receiver that fails its first request (503: retried) and decodes with the

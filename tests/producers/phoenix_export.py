@@ -6,6 +6,9 @@ export spans:
   phoenix-rest-page.json    GET /v1/projects/default/spans, the raw page
   phoenix-otlpv1.json       GET /v1/projects/default/spans/otlpv1, the raw page
   phoenix-dataframe.jsonl   spans.get_spans_dataframe() as pandas JSON lines
+  phoenix-trace-dataset.parquet
+                            that dataframe saved as Phoenix saves a trace dataset
+                            (phoenix.trace.TraceDataset(df).save(), Parquet)
 With --annotate LABELS --groundcheck BIN, the round trip of issue #47 on the same server
 (one Phoenix start serves both): `groundcheck annotate LABELS --phoenix URL` run twice
 (the second run must update, not add), then the annotations read back with Phoenix's own
@@ -13,11 +16,15 @@ client into
   phoenix-annotations.jsonl one line per annotation {span_id, name, label, score,
                             explanation, identifier, kind}, sorted, then
                             {"annotations": N, "runs": [stderr of each annotate run]}
+  phoenix-trace-annotations.jsonl
+                            the trace annotations, {trace_id, name, …}, sorted
 """
 
 import argparse
 import json
 import os
+import shutil
+import tempfile
 import subprocess
 
 import httpx
@@ -55,6 +62,20 @@ def annotate(base, client, spans):
         for r in rows:
             f.write(json.dumps(r) + "\n")
         f.write(json.dumps({"annotations": len(rows), "runs": runs}) + "\n")
+    # Trace annotations: Phoenix's REST API (its client has no reader for them).
+    page = httpx.get(base + "/v1/projects/default/trace_annotations",
+                     params={"identifier": "groundcheck", "limit": 1000}, timeout=30)
+    page.raise_for_status()
+    rows = []
+    for a in page.json()["data"]:
+        res = a.get("result") or {}
+        rows.append({"trace_id": a["trace_id"], "name": a["name"], "label": res.get("label"),
+                     "score": res.get("score"), "explanation": res.get("explanation"),
+                     "identifier": a.get("identifier"), "kind": a.get("annotator_kind")})
+    rows.sort(key=lambda r: (r["trace_id"], r["name"]))
+    with open(os.path.join(args.out, "phoenix-trace-annotations.jsonl"), "w") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
 
 
 with running(args.otlp) as (base, client, spans, sent):
@@ -70,6 +91,12 @@ with running(args.otlp) as (base, client, spans, sent):
     open(os.path.join(args.out, "phoenix-otlpv1.json"), "w").write(otlp.text)
     df = client.spans.get_spans_dataframe(project_identifier="default", limit=10000)
     df.to_json(os.path.join(args.out, "phoenix-dataframe.jsonl"), orient="records", lines=True)
+    from phoenix.trace import TraceDataset
+    with tempfile.TemporaryDirectory() as saved:
+        ds = TraceDataset(df)
+        ds.save(saved)
+        (parquet,) = [f for f in os.listdir(saved) if f.endswith(".parquet")]
+        shutil.move(os.path.join(saved, parquet), os.path.join(args.out, "phoenix-trace-dataset.parquet"))
     if args.annotate:
         annotate(base, client, spans)
     print(json.dumps({"requests": sent, "spans": len(spans)}))

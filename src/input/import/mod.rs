@@ -34,7 +34,8 @@ pub enum Format {
     Otlp,
     /// Arize Phoenix span exports: `get_spans()` lines or arrays, the REST page
     /// `{"data": [...], "next_cursor"}` (also of `spans/otlpv1`), the spans dataframe as
-    /// JSON records. OTLP exports in the file are read as `otlp` reads them.
+    /// JSON records or a saved trace dataset (Parquet). OTLP exports in the file are read
+    /// as `otlp` reads them.
     #[value(alias = "openinference")]
     Phoenix,
     /// MLflow's trace export: `Trace.to_json()`, `mlflow traces get`, a trace a line or a

@@ -10,6 +10,9 @@
 //!   columns `context.trace_id`, `attributes.llm.model_name`, times as ISO text or as
 //!   pandas' epoch milliseconds.
 //!
+//! - a saved trace dataset (`phoenix.trace.TraceDataset(df).save()`): that dataframe as
+//!   Parquet, nested attribute columns as Parquet lists and structs.
+//!
 //! A file may also hold OTLP exports (`resourceSpans`): those are read as `otlp` does.
 
 use chrono::{DateTime, Utc};
@@ -25,6 +28,12 @@ pub fn read(f: &Input, out: &mut Vec<Span>) -> Result<()> {
         display: f.display.clone(),
         bytes,
     };
+    if f.bytes.starts_with(b"PAR1") {
+        for (row, item) in parquet_rows(&f)?.into_iter().enumerate() {
+            out.push(span(&f.display, row + 1, item)?);
+        }
+        return Ok(());
+    }
     for (line, doc) in documents(&f)? {
         let items = match doc {
             Value::Array(a) => a,
@@ -123,6 +132,63 @@ fn span(file: &str, line: usize, item: Value) -> Result<Span> {
             .filter(|e| e.name != "exception")
             .collect(),
     })
+}
+
+/// The rows of a Parquet spans dataframe as JSON objects, the shape pandas' JSON records
+/// have: nulls left out (a struct holds every key any row had), times as epoch
+/// nanoseconds.
+fn parquet_rows(f: &Input) -> Result<Vec<Value>> {
+    use arrow::datatypes::{DataType, TimeUnit};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let fail = |e: &dyn std::fmt::Display| {
+        crate::error::Error::Input(format!("{}: not a readable Parquet file: {e}", f.display))
+    };
+    let bytes = bytes::Bytes::from(f.bytes.clone());
+    let reader = ParquetRecordBatchReaderBuilder::try_new(bytes)
+        .map_err(|e| fail(&e))?
+        .build()
+        .map_err(|e| fail(&e))?;
+    let mut rows = Vec::new();
+    for batch in reader {
+        let batch = batch.map_err(|e| fail(&e))?;
+        // Times as numbers: the JSON writer's text for a timestamp has no offset.
+        let columns = batch
+            .columns()
+            .iter()
+            .map(|c| match c.data_type() {
+                DataType::Timestamp(_, _) => arrow::compute::cast(
+                    &arrow::compute::cast(c, &DataType::Timestamp(TimeUnit::Nanosecond, None))?,
+                    &DataType::Int64,
+                ),
+                _ => Ok(c.clone()),
+            })
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|e| fail(&e))?;
+        let fields: Vec<_> = batch
+            .schema()
+            .fields()
+            .iter()
+            .zip(&columns)
+            .map(|(f, c)| arrow::datatypes::Field::new(f.name(), c.data_type().clone(), true))
+            .collect();
+        let batch = arrow::record_batch::RecordBatch::try_new(
+            std::sync::Arc::new(arrow::datatypes::Schema::new(fields)),
+            columns,
+        )
+        .map_err(|e| fail(&e))?;
+        let mut w = arrow::json::ArrayWriter::new(Vec::new());
+        w.write(&batch).map_err(|e| fail(&e))?;
+        w.finish().map_err(|e| fail(&e))?;
+        let text = w.into_inner();
+        if text.is_empty() {
+            continue;
+        }
+        match serde_json::from_slice::<Value>(&text).map_err(|e| fail(&e))? {
+            Value::Array(a) => rows.extend(a),
+            _ => return Err(fail(&"rows that are not objects")),
+        }
+    }
+    Ok(rows)
 }
 
 /// ISO text, or a number: pandas writes epoch milliseconds; nanoseconds, microseconds and
