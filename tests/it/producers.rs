@@ -459,7 +459,8 @@ fn openinference_pydantic_ai_into_phoenix_and_back() {
         .args(&pb)
         .args(["--out", d.join("phoenix").to_str().unwrap()])
         .args(["--annotate", d.join("out").to_str().unwrap()])
-        .args(["--groundcheck", env!("CARGO_BIN_EXE_groundcheck")]);
+        .args(["--groundcheck", env!("CARGO_BIN_EXE_groundcheck")])
+        .args(["--screenshot", d.join("phoenix-ui.png").to_str().unwrap()]);
     let out = c.output().unwrap();
     assert!(
         out.status.success(),
@@ -573,6 +574,44 @@ fn openinference_pydantic_ai_into_phoenix_and_back() {
             .collect();
     read_traces.sort();
     assert_eq!(read_traces, on_traces);
+    // Phoenix's own UI, in a real browser, shows them: on the trace's header and in the
+    // answer span's annotations table, name and label as sent.
+    let ui: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("phoenix/phoenix-ui.json")).unwrap())
+            .unwrap();
+    let trace = ui["trace_id"].as_str().unwrap();
+    let header = ui["trace_header"].as_str().unwrap();
+    assert!(header.contains("groundcheck.correct"), "{header}");
+    let mut shown: Vec<String> = ui["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            assert_eq!(r["kind"], "CODE", "{r}");
+            format!(
+                "{},{}",
+                r["name"].as_str().unwrap(),
+                r["label"].as_str().unwrap()
+            )
+        })
+        .collect();
+    shown.sort();
+    let mut sent_here: Vec<String> = rows
+        .iter()
+        .filter_map(|r| {
+            let mut f = r.splitn(4, ',');
+            let (span, name, label) = (f.next()?, f.next()?, f.next()?);
+            (trace_of[span] == trace).then(|| format!("{name},{label}"))
+        })
+        .collect();
+    sent_here.sort();
+    assert!(sent_here.len() >= 4, "{rows:?}");
+    assert_eq!(shown, sent_here);
+    // The picture in docs/trace-stores.md comes from here.
+    let _ = std::fs::copy(
+        d.join("phoenix-ui.png"),
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("phoenix-annotations.png"),
+    );
 
     // The same verdicts as OpenTelemetry GenAI evaluation events, to an OTLP/HTTP
     // receiver that fails its first request (503: retried) and decodes with the

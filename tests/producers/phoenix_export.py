@@ -18,6 +18,10 @@ client into
                             {"annotations": N, "runs": [stderr of each annotate run]}
   phoenix-trace-annotations.jsonl
                             the trace annotations, {trace_id, name, …}, sorted
+With --screenshot PNG as well, the first annotated trace opened in Phoenix's own UI in
+Chromium: PNG, and what the page shows in
+  phoenix-ui.json           {trace_id, trace_header (text), rows: the span's annotations
+                            table as Phoenix renders it}
 """
 
 import argparse
@@ -36,6 +40,9 @@ p.add_argument("--otlp", required=True, nargs="+", help="files of length-prefixe
 p.add_argument("--out", required=True)
 p.add_argument("--annotate", help="a labels folder to annotate Phoenix's spans with")
 p.add_argument("--groundcheck", help="the groundcheck binary (with --annotate)")
+p.add_argument("--screenshot", metavar="PNG",
+               help="with --annotate: open the first annotated trace in Phoenix's UI in Chromium "
+                    "(tests/browser/phoenix.mjs), save PNG, and write what it shows to phoenix-ui.json")
 args = p.parse_args()
 
 
@@ -78,6 +85,22 @@ def annotate(base, client, spans):
             f.write(json.dumps(r) + "\n")
 
 
+def screenshot(base):
+    traces = [json.loads(l)["trace_id"]
+              for l in open(os.path.join(args.out, "phoenix-trace-annotations.jsonl"))]
+    trace = sorted(traces)[0]
+    projects = httpx.get(base + "/v1/projects", timeout=30).json()["data"]
+    project = next(p["id"] for p in projects if p["name"] == "default")
+    here = os.path.dirname(os.path.abspath(__file__))
+    script = os.path.join(here, "..", "browser", "phoenix.mjs")
+    r = subprocess.run(["node", script, base, project, trace, args.screenshot],
+                       capture_output=True, text=True, timeout=180)
+    if r.returncode != 0:
+        raise SystemExit(f"phoenix.mjs exited {r.returncode}: {r.stderr[-3000:]}")
+    with open(os.path.join(args.out, "phoenix-ui.json"), "w") as f:
+        f.write(json.dumps({"trace_id": trace, **json.loads(r.stdout)}) + "\n")
+
+
 with running(args.otlp) as (base, client, spans, sent):
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "phoenix-get-spans.jsonl"), "w") as f:
@@ -99,4 +122,6 @@ with running(args.otlp) as (base, client, spans, sent):
         shutil.move(os.path.join(saved, parquet), os.path.join(args.out, "phoenix-trace-dataset.parquet"))
     if args.annotate:
         annotate(base, client, spans)
+        if args.screenshot:
+            screenshot(base)
     print(json.dumps({"requests": sent, "spans": len(spans)}))
