@@ -21,9 +21,18 @@ try {
   const drawer = tab.getByTestId("application-drawer-plane");
   await drawer.getByText("groundcheck.correct", { exact: true }).first().click();
   await tab.waitForLoadState("networkidle");
-  await drawer.getByRole("button", { name: /^Annotations/ }).first().click();
-  await drawer.getByText("Table", { exact: true }).first().click();
-  const table = drawer.locator("table").first();
+  // The Annotations panel opens collapsed or not; open, it has a List/Table switch (the
+  // Attributes panel's is Table/JSON): wait for it, then take its Table.
+  const panel = drawer.getByRole("button", { name: /^Annotations/ }).first();
+  await panel.waitFor();
+  if ((await panel.getAttribute("aria-expanded")) !== "true") await panel.click();
+  const list = drawer.getByText("List", { exact: true }).first();
+  await list.waitFor();
+  await list
+    .locator("xpath=ancestor::*[.//*[normalize-space(text())='Table']][1]")
+    .getByText("Table", { exact: true })
+    .click();
+  const table = drawer.locator("table").filter({ has: tab.locator("th", { hasText: "label" }) }).first();
   await table.waitFor();
   await tab.waitForTimeout(500);
   await tab.screenshot({ path: out });

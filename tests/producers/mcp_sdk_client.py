@@ -42,8 +42,14 @@ if args.serve:
     )
     tools = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tools)
+    from mcp.types import CallToolResult, TextContent
+
+    def result(text, body, meta):
+        return CallToolResult(content=[TextContent(type="text", text=text)], structuredContent=body,
+                              _meta=meta)
+
     for f in tools.TOOLS:
-        mcp.tool()(f)
+        mcp.tool()(tools.with_meta(f, result))
 
     try:
         mcp.run()

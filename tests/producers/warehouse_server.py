@@ -1,7 +1,7 @@
 """A real fastmcp 4 server over stdio: a small warehouse with the generic tools of seed
 000's Server A (`list_tables`, `describe_table`, `run_sql`) and the task tool of Server B
-(`active_customer_count`). Results carry `as_of` in the result body, as real servers put
-it (15 minutes before the call). Instrumented by fastmcp's own OpenTelemetry spans, and
+(`active_customer_count`). Results carry `as_of` (15 minutes before the call) as real
+servers put it: in the result body, and for the task tool in the result's `_meta`. Instrumented by fastmcp's own OpenTelemetry spans, and
 exported like the agent's. GC_SERVER_NAME names the server."""
 
 import os
@@ -28,10 +28,17 @@ from fastmcp import FastMCP  # noqa: E402
 mcp = FastMCP(NAME)
 
 
-from warehouse_tools import TOOLS  # noqa: E402
+from fastmcp.tools import ToolResult  # noqa: E402
+from mcp.types import TextContent  # noqa: E402
+from warehouse_tools import TOOLS, with_meta  # noqa: E402
+
+
+def result(text, body, meta):
+    return ToolResult(content=[TextContent(type="text", text=text)], structured_content=body, meta=meta)
+
 
 for f in TOOLS:
-    mcp.tool(f)
+    mcp.tool(with_meta(f, result))
 
 
 if __name__ == "__main__":
