@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::producers::{check_server_a_steps, golden, labels, project, steps};
+use crate::producers::{Meta, check_server_a_steps, golden_for, labels, project, steps};
 use crate::support::{ok, root, run, sql_csv};
 
 const A: &str = "ee3aa1c2b46af00c23345dcc5e3c4887";
@@ -59,7 +59,7 @@ fn pydantic_ai_protobuf_and_json_give_one_call_per_logical_call() {
              54 span(s): 24 tool span(s) merged into 6 call(s), 9 model call(s), 21 skipped (MCP send 6, tools/list 6, handle question 3, invoke_agent agent 3, server/discover 3)\n\
              25 step(s) in 3 trace(s), 2 of them tied to a case\n-> {}\n\
              note: 1 trace(s) matched no case (label and report score only traces tied to a case: give --cases with their source_trace, or set groundcheck.case_id on a span)\n\
-             lacking: as_of on tool results: 1\n",
+             lacking: as_of on tool results: 2\n",
             p("agent.pb"),
             p("server-generic-warehouse.pb"),
             p("server-task-specific.pb"),
@@ -96,7 +96,10 @@ fn label_reads_captured_otlp_directly_and_matches_the_demo() {
         source.push(format!("otlp={f}"));
     }
     let source: Vec<&str> = source.iter().map(String::as_str).collect();
-    assert_eq!(labels(&proj, &tmp.path().join("out"), &source), golden(8));
+    assert_eq!(
+        labels(&proj, &tmp.path().join("out"), &source),
+        golden_for(Meta::Dropped)
+    );
 }
 
 #[test]
@@ -235,7 +238,8 @@ fn openai_agents_and_openllmetry_samples() {
          generic-warehouse,describe_table,1,0,1\n\
          generic-warehouse,list_tables,1,0,1\n\
          generic-warehouse,run_sql,3,1,2\n\
-         task-specific,active_customer_count,1,0,1\n"
+         task-specific,active_customer_count,1,0,0\n",
+        "OpenLLMetry records a result's content, not the _meta where the task tool's as_of is"
     );
 }
 
