@@ -1004,26 +1004,8 @@ fn mlflow_tracing_into_mlflow_and_back() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let script = root().join("tests/producers/mlflow_server.py");
-    let mut server = Stopped(
-        Command::new(venv_python("mlflow-server"))
-            .arg(&script)
-            .arg("serve")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let mut first = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(server.0.stdout.take().unwrap()),
-        &mut first,
-    )
-    .unwrap();
-    let url = first
-        .trim()
-        .strip_prefix("listening ")
-        .unwrap_or_else(|| panic!("mlflow server did not start: {first:?}"))
-        .to_string();
+    let mut mlflow = MlflowServer::start(&script);
+    let url = mlflow.url.clone();
     let ids = produce_beside("mlflow", "mlflow_agent.py", d, &["--mlflow", &url]);
     let (proj, traces) = check_producer_steps(
         d,
@@ -1034,12 +1016,7 @@ fn mlflow_tracing_into_mlflow_and_back() {
     // What MLflow kept, as it exports it, imports to the steps the producer's own OTLP
     // copy gives, and labels as the demo's golden labels say.
     let exported = d.join("mlflow-traces.jsonl");
-    let n = Command::new(venv_python("mlflow-server"))
-        .arg(&script)
-        .args(["export", &url, exported.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(n.status.success(), "{}", String::from_utf8_lossy(&n.stderr));
+    mlflow.ask(&["export", exported.to_str().unwrap()]);
     let from_mlflow = d.join("imp-mlflow");
     ok(
         &root(),
@@ -1077,14 +1054,10 @@ fn mlflow_tracing_into_mlflow_and_back() {
     );
     let traces: usize = traces.lines().nth(1).unwrap().parse().unwrap();
     assert!(traces > 0 && rows.len() > 4 * traces, "{want}");
-    let read = || -> (Vec<String>, Vec<Value>) {
-        let o = Command::new(venv_python("mlflow-server"))
-            .arg(&script)
-            .args(["assessments", &url])
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let all: Vec<Value> = String::from_utf8(o.stdout)
+    let listed = d.join("assessments.jsonl");
+    let read = |mlflow: &mut MlflowServer| -> (Vec<String>, Vec<Value>) {
+        mlflow.ask(&["assessments", listed.to_str().unwrap()]);
+        let all: Vec<Value> = std::fs::read_to_string(&listed)
             .unwrap()
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
@@ -1121,17 +1094,8 @@ fn mlflow_tracing_into_mlflow_and_back() {
         let (t, s) = line.split_once(',').unwrap();
         (format!("tr-{t}"), s.to_string())
     };
-    let seeded = Command::new(venv_python("mlflow-server"))
-        .arg(&script)
-        .args(["stale", &url, &t, &span])
-        .output()
-        .unwrap();
-    assert!(
-        seeded.status.success(),
-        "{}",
-        String::from_utf8_lossy(&seeded.stderr)
-    );
-    assert_eq!(read().0.len(), 3, "three of ours seeded");
+    mlflow.ask(&["stale", &t, &span]);
+    assert_eq!(read(&mut mlflow).0.len(), 3, "three of ours seeded");
 
     let o = d.to_str().unwrap();
     let first = run(
@@ -1146,7 +1110,7 @@ fn mlflow_tracing_into_mlflow_and_back() {
             rows.len() - 1
         )
     );
-    let (got, theirs) = read();
+    let (got, theirs) = read(&mut mlflow);
     assert_eq!(got, rows);
     assert_eq!(theirs.len(), 1, "{theirs:?}");
     assert_eq!(theirs[0]["value"], "correct", "{theirs:?}");
@@ -1163,8 +1127,50 @@ fn mlflow_tracing_into_mlflow_and_back() {
             rows.len()
         )
     );
-    assert_eq!(read().0, rows);
+    assert_eq!(read(&mut mlflow).0, rows);
 
+    // A trace MLflow no longer has is named and left out; with none left, a sentence.
+    let all: Vec<String> = sql_csv(
+        &proj,
+        &[("l", &out.join("labels.parquet"))],
+        "SELECT DISTINCT 'tr-' || trace_ids[1] AS t FROM l WHERE answer_span_id IS NOT NULL ORDER BY 1",
+    )
+    .lines()
+    .skip(1)
+    .map(str::to_string)
+    .collect();
+    let mut delete = |ids: &[String]| {
+        let mut cmd = vec!["delete"];
+        cmd.extend(ids.iter().map(String::as_str));
+        mlflow.ask(&cmd);
+    };
+    delete(&all[..1]);
+    let fewer = run(
+        &root(),
+        &["annotate", &format!("{o}/out"), "--mlflow", &url],
+    );
+    assert_eq!(fewer.code, 0, "{}", fewer.stderr);
+    assert!(
+        fewer.stderr.trim().ends_with(&format!(
+            "; 1 trace(s) MLflow does not have left out: {}",
+            all[0]
+        )),
+        "{}",
+        fewer.stderr
+    );
+    delete(&all[1..]);
+    let none = run(
+        &root(),
+        &["annotate", &format!("{o}/out"), "--mlflow", &url],
+    );
+    assert_eq!(none.code, 2, "{}", none.stderr);
+    assert_eq!(
+        none.stderr.trim(),
+        format!(
+            "error: MLflow at {url} has none of the {} trace(s) to annotate (was it fed these traces?)",
+            all.len()
+        )
+    );
     let store = run(
         &root(),
         &[
@@ -1184,14 +1190,57 @@ fn mlflow_tracing_into_mlflow_and_back() {
     );
 }
 
-/// A helper process that stops what it started when its stdin closes: closed and waited
-/// for on drop, a failing test included.
-struct Stopped(std::process::Child);
+/// tests/producers/mlflow_server.py serving: a real MLflow tracking server, and one Python
+/// with MLflow's client that runs commands for the test (a line each, tab-separated).
+/// Stopped (stdin closed, waited for) on drop, a failing test included.
+struct MlflowServer {
+    child: std::process::Child,
+    input: Option<std::process::ChildStdin>,
+    output: BufReader<std::process::ChildStdout>,
+    url: String,
+}
 
-impl Drop for Stopped {
+impl MlflowServer {
+    fn start(script: &Path) -> MlflowServer {
+        let mut child = Command::new(venv_python("mlflow-server"))
+            .arg(script)
+            .arg("serve")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take();
+        let mut output = BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        output.read_line(&mut first).unwrap();
+        let url = first
+            .trim()
+            .strip_prefix("listening ")
+            .unwrap_or_else(|| panic!("mlflow server did not start: {first:?}"))
+            .to_string();
+        MlflowServer {
+            child,
+            input,
+            output,
+            url,
+        }
+    }
+
+    fn ask(&mut self, args: &[&str]) {
+        use std::io::Write;
+        let input = self.input.as_mut().unwrap();
+        writeln!(input, "{}", args.join("\t")).unwrap();
+        input.flush().unwrap();
+        let mut answer = String::new();
+        self.output.read_line(&mut answer).unwrap();
+        assert_eq!(answer.trim(), "ok", "mlflow_server.py {args:?}");
+    }
+}
+
+impl Drop for MlflowServer {
     fn drop(&mut self) {
-        drop(self.0.stdin.take());
-        let _ = self.0.wait();
+        drop(self.input.take());
+        let _ = self.child.wait();
     }
 }
 

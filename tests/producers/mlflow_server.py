@@ -2,11 +2,17 @@
 folder), for the round trip of issue #47: producer → MLflow → groundcheck → MLflow.
 
   mlflow_server.py serve            starts it, prints "listening URL" once it answers,
-                                    and stops it when stdin closes
+                                    then runs the commands below read from stdin (a line
+                                    each, tab-separated, without URL; `assessments` takes
+                                    a FILE to write), answering "ok" or "error …" (one
+                                    Python with MLflow's client loaded for them all), and
+                                    stops it when stdin closes
   mlflow_server.py assessments URL  prints every assessment on the traces of experiment 0
                                     as JSON lines, read with MLflow's own client
   mlflow_server.py export URL FILE  writes every trace of experiment 0 as MLflow exports
                                     it (`Trace.to_json()`), a trace a line
+  mlflow_server.py delete URL TRACE...
+                                    deletes those traces from experiment 0
   mlflow_server.py stale URL TRACE SPAN
                                     logs, with MLflow's client, what an earlier labeling
                                     could have left on SPAN (a stale groundcheck.correct
@@ -51,7 +57,15 @@ def serve():
         else:
             sys.exit(f"mlflow did not start in 120 s: see {log.name}")
         print(f"listening {base}", flush=True)
-        sys.stdin.read()
+        commands = {"export": lambda a: export(base, *a), "assessments": lambda a: assessments(base, *a),
+                    "stale": lambda a: stale(base, *a), "delete": lambda a: delete(base, a)}
+        for line in sys.stdin:
+            cmd, *rest = line.rstrip("\n").split("\t")
+            try:
+                commands[cmd](rest)
+                print("ok", flush=True)
+            except Exception as e:  # the test shows it
+                print(f"error {cmd}: {e!r}".replace("\n", " "), flush=True)
     finally:
         os.killpg(server.pid, 15)
         try:
@@ -60,18 +74,21 @@ def serve():
             os.killpg(server.pid, 9)
 
 
-def assessments(base):
+def assessments(base, path=None):
     from mlflow import MlflowClient
 
     client = MlflowClient(tracking_uri=base)
+    out = open(path, "w") if path else sys.stdout
     for t in client.search_traces(locations=["0"], max_results=500):
         for a in t.info.assessments:
-            print(json.dumps({
+            out.write(json.dumps({
                 "trace_id": t.info.trace_id, "span_id": a.span_id, "name": a.name,
                 "value": a.feedback.value if a.feedback else None, "rationale": a.rationale,
                 "metadata": a.metadata, "source_type": a.source.source_type,
                 "source_id": a.source.source_id, "valid": a.valid,
-            }))
+            }) + "\n")
+    if path:
+        out.close()
 
 
 def export(base, path):
@@ -82,7 +99,12 @@ def export(base, path):
     with open(path, "w") as f:
         for t in sorted(traces, key=lambda t: t.info.trace_id):
             f.write(t.to_json() + "\n")
-    print(len(traces))
+
+
+def delete(base, traces):
+    from mlflow import MlflowClient
+
+    MlflowClient(tracking_uri=base).delete_traces(experiment_id="0", trace_ids=traces)
 
 
 def stale(base, trace, span):
@@ -109,6 +131,8 @@ if __name__ == "__main__":
         assessments(sys.argv[2])
     elif sys.argv[1:2] == ["export"] and len(sys.argv) == 4:
         export(*sys.argv[2:])
+    elif sys.argv[1:2] == ["delete"] and len(sys.argv) >= 4:
+        delete(sys.argv[2], sys.argv[3:])
     elif sys.argv[1:2] == ["stale"] and len(sys.argv) == 5:
         stale(*sys.argv[2:])
     else:
