@@ -99,15 +99,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             } else {
                 String::new()
             },
-            if sent.missing.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "; {} span(s) Phoenix does not have left out: {}",
-                    sent.missing.len(),
-                    sent.missing.join(", ")
-                )
-            }
+            lacking(&sent.missing, "span(s) Phoenix does not have")
         );
     }
     if let Some(url) = &mlflow {
@@ -129,15 +121,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             } else {
                 String::new()
             },
-            if sent.missing.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "; {} trace(s) MLflow does not have left out: {}",
-                    sent.missing.len(),
-                    sent.missing.join(", ")
-                )
-            }
+            lacking(&sent.missing, "trace(s) MLflow does not have")
         );
     }
     if let Some(url) = &otlp {
@@ -160,4 +144,13 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// "; N WHAT left out: a, b" for the ids a store lacks, or nothing.
+fn lacking(ids: &[String], what: &str) -> String {
+    if ids.is_empty() {
+        String::new()
+    } else {
+        format!("; {} {what} left out: {}", ids.len(), ids.join(", "))
+    }
 }

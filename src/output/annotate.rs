@@ -46,10 +46,7 @@ pub struct Sent {
 /// traces table shows them. 100 a request. Phoenix refuses a whole request when one span
 /// or trace is unknown, naming them: those are left out and the rest sent again.
 pub async fn to_phoenix(base: &str, annotations: &[Annotation]) -> Result<Sent> {
-    let client = reqwest::Client::builder()
-        .timeout(std::time::Duration::from_secs(60))
-        .build()
-        .map_err(|e| Error::Input(format!("cannot make an HTTP client: {e}")))?;
+    let client = http_client()?;
     let mut sent = Sent::default();
     let spans: Vec<(&str, &Annotation)> = annotations
         .iter()
@@ -165,10 +162,7 @@ enum Outcome {
 pub async fn to_mlflow(base: &str, annotations: &[Annotation]) -> Result<Assessed> {
     use futures::StreamExt;
     let api = format!("{}/api/3.0/mlflow/traces", base.trim_end_matches('/'));
-    let client = reqwest::Client::builder()
-        .timeout(std::time::Duration::from_secs(60))
-        .build()
-        .map_err(|e| Error::Input(format!("cannot make an HTTP client: {e}")))?;
+    let client = http_client()?;
     let mut by_trace: std::collections::BTreeMap<String, Vec<&Annotation>> = Default::default();
     let mut out = Assessed::default();
     for a in annotations {
@@ -207,6 +201,13 @@ pub async fn to_mlflow(base: &str, annotations: &[Annotation]) -> Result<Assesse
     Ok(out)
 }
 
+fn id_of(assessment: &Value) -> String {
+    assessment["assessment_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
 async fn assess_trace(
     client: &reqwest::Client,
     api: &str,
@@ -234,6 +235,19 @@ async fn assess_trace(
             "MLflow at {base} refused {what} of trace {trace}: HTTP {status}: {}",
             text.chars().take(300).collect::<String>()
         ))
+    };
+    let delete = |id: String, what: &'static str| async move {
+        let (status, text) = call(
+            reqwest::Method::DELETE,
+            format!("{api}/{trace}/assessments/{id}"),
+            None,
+        )
+        .await?;
+        if status.is_success() {
+            Ok(())
+        } else {
+            Err(refused(what, status, &text))
+        }
     };
     let (status, text) = call(reqwest::Method::GET, format!("{api}/{trace}"), None).await?;
     if status.as_u16() == 404 {
@@ -273,16 +287,7 @@ async fn assess_trace(
             .filter(|x| x["assessment_name"] == a.name && x["span_id"] == a.span_id.as_str())
             .collect();
         for extra in same.iter().skip(1) {
-            let id = extra["assessment_id"].as_str().unwrap_or_default();
-            let (status, text) = call(
-                reqwest::Method::DELETE,
-                format!("{api}/{trace}/assessments/{id}"),
-                None,
-            )
-            .await?;
-            if !status.is_success() {
-                return Err(refused("deleting a second copy", status, &text));
-            }
+            delete(id_of(extra), "deleting a second copy").await?;
         }
         let create = || {
             call(
@@ -299,7 +304,7 @@ async fn assess_trace(
             created += 1;
             continue;
         };
-        let id = old["assessment_id"].as_str().unwrap_or_default();
+        let id = id_of(old);
         let old_metadata = old["metadata"].as_object().cloned().unwrap_or_default();
         if old["feedback"]["value"] == a.label.as_str()
             && old["rationale"].as_str().unwrap_or_default() == rationale
@@ -320,15 +325,7 @@ async fn assess_trace(
             )
             .await?
         } else {
-            let (status, text) = call(
-                reqwest::Method::DELETE,
-                format!("{api}/{trace}/assessments/{id}"),
-                None,
-            )
-            .await?;
-            if !status.is_success() {
-                return Err(refused("deleting an outdated assessment", status, &text));
-            }
+            delete(id_of(old), "deleting an outdated assessment").await?;
             create().await?
         };
         if !status.is_success() {
@@ -344,20 +341,11 @@ async fn assess_trace(
         {
             continue;
         }
-        let id = old["assessment_id"].as_str().unwrap_or_default();
-        let (status, text) = call(
-            reqwest::Method::DELETE,
-            format!("{api}/{trace}/assessments/{id}"),
-            None,
+        delete(
+            id_of(old),
+            "deleting an assessment the labels no longer have",
         )
         .await?;
-        if !status.is_success() {
-            return Err(refused(
-                "deleting an assessment the labels no longer have",
-                status,
-                &text,
-            ));
-        }
         removed += 1;
     }
     Ok(Outcome::Done {
@@ -419,10 +407,7 @@ pub async fn to_otlp(endpoint: &str, annotations: &[Annotation]) -> Result<Expor
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0);
-    let client = reqwest::Client::builder()
-        .timeout(std::time::Duration::from_secs(60))
-        .build()
-        .map_err(|e| Error::Input(format!("cannot make an HTTP client: {e}")))?;
+    let client = http_client()?;
     let mut out = Exported::default();
     for chunk in annotations.chunks(500) {
         let records: Vec<LogRecord> = chunk
@@ -525,6 +510,14 @@ pub async fn to_otlp(endpoint: &str, annotations: &[Annotation]) -> Result<Expor
         }
     }
     Ok(out)
+}
+
+/// The HTTP client every store is written with: a minute a request.
+fn http_client() -> Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(60))
+        .build()
+        .map_err(|e| Error::Input(format!("cannot make an HTTP client: {e}")))
 }
 
 /// The ids in Phoenix's 404 ("Spans with IDs a, b do not exist.", "Traces with IDs …").

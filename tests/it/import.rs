@@ -23,6 +23,19 @@ fn captured(dir: &str, files: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// The trace id a captured sample's producer gave `conversation` (its ids.jsonl).
+fn captured_trace(dir: &str, conversation: &str) -> String {
+    std::fs::read_to_string(&captured(dir, &["ids.jsonl"])[0])
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["conversation"] == conversation)
+        .unwrap()["trace_id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 /// `groundcheck import FORMAT INPUTS… EXTRA… --out OUT`, which must succeed; its stdout.
 pub fn import(format: &str, inputs: &[String], extra: &[&str], out: &Path) -> String {
     let mut args: Vec<&str> = vec!["import", format];
@@ -149,15 +162,7 @@ fn every_phoenix_export_shape_gives_the_steps_of_the_otlp_it_was_fed() {
 #[test]
 fn mlflows_export_gives_the_steps_of_the_otlp_it_was_fed() {
     let tmp = tempfile::tempdir().unwrap();
-    let a = std::fs::read_to_string(&captured("mlflow", &["ids.jsonl"])[0])
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .find(|v| v["conversation"] == "generic-emea-active")
-        .unwrap()["trace_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let a = captured_trace("mlflow", "generic-emea-active");
     let proj = project(tmp.path(), &a);
     let cases = proj.join("cases.jsonl");
     import(
@@ -308,15 +313,7 @@ fn a_trace_without_its_question_or_answer_is_unknown_not_wrong() {
     // (correct NULL, for review), never counted wrong, and the report says so.
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    let a = std::fs::read_to_string(captured("openllmetry", &["ids.jsonl"])[0].clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .find(|v| v["conversation"] == "generic-emea-active")
-        .unwrap()["trace_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let a = captured_trace("openllmetry", "generic-emea-active");
     let proj = project(d, &a);
     let cases = proj.join("cases.jsonl");
     let out = import(
