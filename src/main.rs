@@ -52,12 +52,21 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            let text = groundcheck::error::chain_text(e.chain());
-            eprintln!(
-                "error: {}",
-                groundcheck::error::sentence(&text).unwrap_or(text)
-            );
-            ExitCode::from(2)
+            use groundcheck::error::{Kind, chain_text, kind_of, sentence};
+            let text = chain_text(e.chain());
+            // The cluster's transport errors arrive as DataFusion's text; the sentence
+            // that names them says they are the cluster's.
+            let (text, kind) = match sentence(&text) {
+                Some(s) => (s, Kind::Upstream),
+                None => (text, kind_of(e.chain())),
+            };
+            match kind {
+                Kind::Bug => eprintln!(
+                    "error: {text}\n(this is a bug in groundcheck: please report it with the command that caused it)"
+                ),
+                _ => eprintln!("error: {text}"),
+            }
+            ExitCode::from(kind.exit_code())
         }
     }
 }

@@ -14,7 +14,7 @@ use datafusion_ffi::proto::logical_extension_codec::FFI_LogicalExtensionCodec;
 use datafusion_ffi::table_provider::FFI_TableProvider;
 use datafusion_ffi::udf::FFI_ScalarUDF;
 use groundcheck::engine::session::{Session, SessionOptions};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyConnectionError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
@@ -29,12 +29,12 @@ static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
 });
 
 fn to_py(e: groundcheck::Error) -> PyErr {
-    match e {
-        groundcheck::Error::Usage(_)
-        | groundcheck::Error::Input(_)
-        | groundcheck::Error::BadLine { .. }
-        | groundcheck::Error::Io { .. } => PyValueError::new_err(e.to_string()),
-        groundcheck::Error::DataFusion(_) => PyRuntimeError::new_err(e.to_string()),
+    use groundcheck::error::Kind;
+    // The kind says who can fix it, as the CLI's exit code does.
+    match e.kind() {
+        Kind::Input | Kind::Config => PyValueError::new_err(e.to_string()),
+        Kind::Upstream => PyConnectionError::new_err(e.to_string()),
+        Kind::Bug => PyRuntimeError::new_err(e.to_string()),
     }
 }
 

@@ -40,7 +40,7 @@ pub struct Args {
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let otlp = match args.otlp.as_deref() {
         Some("") => Some(std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT").map_err(|_| {
-            groundcheck::Error::Usage(
+            groundcheck::Error::Config(
                 "--otlp without a URL needs OTEL_EXPORTER_OTLP_ENDPOINT set".to_string(),
             )
         })?),
@@ -48,7 +48,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let mlflow = match args.mlflow.as_deref() {
         Some("") => Some(std::env::var("MLFLOW_TRACKING_URI").map_err(|_| {
-            groundcheck::Error::Usage(
+            groundcheck::Error::Config(
                 "--mlflow without a URL needs MLFLOW_TRACKING_URI set".to_string(),
             )
         })?),
@@ -57,7 +57,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(url) = &mlflow
         && !url.starts_with("http://")
     {
-        anyhow::bail!(groundcheck::Error::Usage(format!(
+        anyhow::bail!(groundcheck::Error::Config(format!(
             "--mlflow needs a tracking server's http:// URL, not {url:?} (a file or database store has no REST API; serve it with `mlflow server`)"
         )));
     }
@@ -127,7 +127,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(url) = &otlp {
         let sent = annotate::to_otlp(url, &planned.annotations).await?;
         if sent.rejected >= sent.events as i64 {
-            anyhow::bail!(groundcheck::Error::Input(format!(
+            anyhow::bail!(groundcheck::Error::Upstream(format!(
                 "{url} rejected all {} evaluation event(s)",
                 sent.events
             )));

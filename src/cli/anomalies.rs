@@ -7,7 +7,7 @@ use clap::{Args as ClapArgs, ValueEnum};
 use groundcheck::eval::anomalies::{self, Settings};
 use serde_json::Value;
 
-use super::common::{Input, Output, finish};
+use super::common::{DataArgs, OutArgs, finish};
 use super::print::{out, outln};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -55,10 +55,10 @@ pub struct Args {
     alert: Option<String>,
 
     #[command(flatten)]
-    input: Input,
+    input: DataArgs,
 
     #[command(flatten)]
-    pub(crate) output: Output,
+    pub(crate) output: OutArgs,
 }
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {

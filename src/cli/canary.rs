@@ -57,8 +57,8 @@ pub struct Args {
     alert: Option<String>,
 
     /// Seconds the server may take to start, and each call to answer.
-    #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = super::common::parse_seconds)]
-    timeout: f64,
+    #[arg(long, default_value = "60", value_name = "SECS", value_parser = super::common::parse_timeout)]
+    timeout: Duration,
 
     /// Folder for outputs.
     #[arg(long, default_value = "out")]
@@ -154,7 +154,7 @@ async fn once(args: &Args, canaries: &[canary::Canary], source: &str) -> anyhow:
     let opts = canary::RunOptions {
         source: source.to_string(),
         server: args.server.clone(),
-        timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
+        timeout: args.timeout,
         pass_env: args.pass_env.clone(),
         baseline: args
             .baseline

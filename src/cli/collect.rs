@@ -40,8 +40,8 @@ pub struct Args {
     tie: super::import::Tie,
 
     /// Seconds without a new span of a trace after which the trace is written.
-    #[arg(long, default_value_t = 5.0, value_name = "SECS", value_parser = super::common::parse_seconds)]
-    idle: f64,
+    #[arg(long, default_value = "5", value_name = "SECS", value_parser = super::common::parse_duration)]
+    idle: Duration,
 
     /// The archive of received requests rotates to a new file past this many MiB.
     #[arg(long, default_value_t = 64, value_name = "MIB")]
@@ -53,13 +53,13 @@ pub struct Args {
     max_body_mib: usize,
 
     /// Stop by itself after this many seconds (default: run until SIGINT or SIGTERM).
-    #[arg(long, value_name = "SECS", value_parser = super::common::parse_seconds)]
-    duration: Option<f64>,
+    #[arg(long, value_name = "SECS", value_parser = super::common::parse_duration)]
+    duration: Option<Duration>,
 
     /// OTLP/HTTP: a client's request headers must be in within SECS, and each piece of
     /// its body within SECS of the one before (else 408); the connection then closes.
-    #[arg(long, default_value_t = groundcheck::output::stop::READ_DEADLINE.as_secs_f64(), value_name = "SECS", value_parser = super::common::parse_seconds)]
-    read_timeout: f64,
+    #[arg(long, default_value = "30", value_name = "SECS", value_parser = super::common::parse_timeout)]
+    read_timeout: Duration,
 }
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -67,15 +67,15 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let opts = CollectOptions {
         out: args.out.clone(),
         import,
-        idle: Duration::from_secs_f64(args.idle.max(0.0)),
+        idle: args.idle,
         rotate_bytes: args.rotate_mib.max(1) * 1024 * 1024,
     };
     let listen = Listen {
         http: args.listen,
         grpc: args.grpc,
         max_bytes: args.max_body_mib.max(1) * 1024 * 1024,
-        duration: args.duration.map(|s| Duration::from_secs_f64(s.max(0.0))),
-        read: Duration::from_secs_f64(args.read_timeout.max(0.1)),
+        duration: args.duration,
+        read: args.read_timeout,
     };
     let mut http = args.listen;
     let st = receiver::serve(opts, listen, |b: Bound| {

@@ -11,7 +11,7 @@ use groundcheck::input::jsonl::{OnBadLine, ReadOptions};
 use groundcheck::{Session, SessionOptions};
 
 #[derive(Debug, Clone, Args)]
-pub struct Input {
+pub struct DataArgs {
     /// Project folder to read: a local path or s3://bucket/prefix. It holds cases.jsonl,
     /// traces/, context/ and snapshots/ (JSONL or Parquet; see docs/tables.md).
     #[arg(long, default_value = "datasets/demo", env = "GROUNDCHECK_DATA")]
@@ -31,7 +31,7 @@ pub struct Input {
     /// FORMAT=PATH with FORMAT otlp, phoenix or mcp-log (docs/importers.md).
     /// Repeatable, one format.
     #[arg(long = "traces-from", value_name = "FORMAT=PATH", value_parser = parse_traces_from)]
-    pub traces_from: Vec<(groundcheck::input::import::Format, PathBuf)>,
+    pub traces_from: Vec<(groundcheck::input::import::TraceFormat, PathBuf)>,
 
     /// Server name for --traces-from traces that do not name their MCP server.
     #[arg(long, value_name = "NAME")]
@@ -67,20 +67,28 @@ pub struct Input {
     pub cluster_timeout: std::time::Duration,
 }
 
-/// A number of seconds, whole or decimal, from 0 to a year: the one parser of every
-/// seconds flag, so `inf`, `NaN` or `-1` get a sentence, not a panic.
-pub fn parse_seconds(s: &str) -> Result<f64, String> {
+/// A number of seconds, whole or decimal, from 0 to a year, as a Duration: the one parser
+/// of every seconds flag (each is a `Duration` from here on), so `inf`, `NaN` or `-1` get
+/// a sentence, not a panic.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     const YEAR: f64 = 365.0 * 24.0 * 3600.0;
     match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && (0.0..=YEAR).contains(&v) => Ok(v),
+        Ok(v) if v.is_finite() && (0.0..=YEAR).contains(&v) => {
+            Ok(std::time::Duration::from_secs_f64(v))
+        }
         Ok(_) => Err(format!("{s}: expected seconds from 0 to {YEAR} (a year)")),
         Err(_) => Err(format!("{s}: expected a number of seconds")),
     }
 }
 
-/// `parse_seconds` as a Duration.
-pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
-    parse_seconds(s).map(std::time::Duration::from_secs_f64)
+/// `parse_duration` for a wait or a deadline: 0 would fail every call at once, so it is
+/// refused (at least a millisecond).
+pub fn parse_timeout(s: &str) -> Result<std::time::Duration, String> {
+    let d = parse_duration(s)?;
+    if d < std::time::Duration::from_millis(1) {
+        return Err(format!("{s}: a timeout must be at least 0.001 seconds"));
+    }
+    Ok(d)
 }
 
 /// The HTML report's options (`report --html`, `groundcheck html`).
@@ -100,7 +108,7 @@ pub struct Html {
 impl Html {
     /// Renders the page over `labels` (a labeler's labels.parquet) into `path`, reading
     /// the traces from `input` unless --no-traces.
-    pub async fn write(&self, labels: &Path, input: &Input, path: &Path) -> anyhow::Result<()> {
+    pub async fn write(&self, labels: &Path, input: &DataArgs, path: &Path) -> anyhow::Result<()> {
         let project = if self.no_traces {
             None
         } else {
@@ -111,16 +119,13 @@ impl Html {
             source: format!("labels of {}", input.data),
             project,
         };
-        let page = groundcheck::eval::page::report_page(labels, &opts).await?;
-        let html = groundcheck::output::html::report(&page)?;
-        groundcheck::output::write_atomic(path, html.as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        groundcheck::eval::page::write_report(labels, &opts, path).await?;
         Ok(())
     }
 }
 
 #[derive(Debug, Clone, Args)]
-pub struct Output {
+pub struct OutArgs {
     /// Folder for outputs (and rejects.jsonl).
     #[arg(long, default_value = "out")]
     pub out: PathBuf,
@@ -135,7 +140,7 @@ pub struct Output {
     pub allow_empty: bool,
 }
 
-impl Output {
+impl OutArgs {
     /// A progress bar of JSONL bytes read, fed by every scan of the session's tables.
     pub fn progress(&self, session: &Session) -> indicatif::ProgressBar {
         let bar = if self.quiet {
@@ -155,12 +160,15 @@ impl Output {
     }
 }
 
-fn parse_traces_from(s: &str) -> Result<(groundcheck::input::import::Format, PathBuf), String> {
+fn parse_traces_from(
+    s: &str,
+) -> Result<(groundcheck::input::import::TraceFormat, PathBuf), String> {
     let (f, p) = s
         .split_once('=')
         .ok_or_else(|| format!("expected FORMAT=PATH, got {s}"))?;
-    let format = <groundcheck::input::import::Format as clap::ValueEnum>::from_str(f.trim(), false)
-        .map_err(|_| format!("'{f}' is not a trace format (otlp, phoenix, mcp-log)"))?;
+    let format =
+        <groundcheck::input::import::TraceFormat as clap::ValueEnum>::from_str(f.trim(), false)
+            .map_err(|_| format!("'{f}' is not a trace format (otlp, phoenix, mcp-log)"))?;
     Ok((format, PathBuf::from(p.trim())))
 }
 
@@ -171,7 +179,7 @@ fn parse_table(s: &str) -> Result<(String, String), String> {
         .ok_or_else(|| format!("expected NAME=PATH, got {s}"))
 }
 
-impl Input {
+impl DataArgs {
     pub async fn open(&self) -> anyhow::Result<Session> {
         let opts = self.session_options().await?;
         Session::open(opts)
@@ -289,19 +297,16 @@ pub struct Oracle {
     pub policy_oracle: Option<String>,
 
     /// Seconds the policy oracle may take to answer one call.
-    #[arg(long, default_value_t = 10.0, value_name = "SECS", value_parser = parse_seconds)]
-    pub policy_oracle_timeout: f64,
+    #[arg(long, default_value = "10", value_name = "SECS", value_parser = parse_timeout)]
+    pub policy_oracle_timeout: std::time::Duration,
 }
 
 impl Oracle {
     /// The command and its per-call timeout, if one was given.
     pub fn command(&self) -> Option<(String, std::time::Duration)> {
-        self.policy_oracle.as_ref().map(|cmd| {
-            (
-                cmd.clone(),
-                std::time::Duration::from_secs_f64(self.policy_oracle_timeout.max(0.001)),
-            )
-        })
+        self.policy_oracle
+            .as_ref()
+            .map(|cmd| (cmd.clone(), self.policy_oracle_timeout))
     }
 }
 
@@ -320,8 +325,8 @@ pub struct Chunking {
 /// session's notes; returns the labeler (its session stays open) and the number of tasks.
 /// `filter` keeps only the tasks it selects.
 pub async fn write_labels(
-    input: &Input,
-    output: &Output,
+    input: &DataArgs,
+    output: &OutArgs,
     oracle: &Oracle,
     chunking: &Chunking,
     dir: &Path,
@@ -376,7 +381,7 @@ pub fn scratch(out: &Path) -> anyhow::Result<tempfile::TempDir> {
 /// anything is written (rather than a local folder named `s3:`).
 pub fn local_out(out: &std::path::Path, verb: &str) -> anyhow::Result<()> {
     if groundcheck::output::remote::is_remote(out) {
-        anyhow::bail!(groundcheck::Error::Usage(format!(
+        anyhow::bail!(groundcheck::Error::Config(format!(
             "--out {}: `{verb}` writes to a local folder only (label, report, ingest, \
              import, snapshot, sample, sql, replay and gen write to s3://); write locally and copy",
             out.display()

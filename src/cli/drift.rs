@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::print::out;
 use anyhow::Context;
 use clap::Args as ClapArgs;
-use groundcheck::drift::format::{Format, render};
+use groundcheck::drift::format::{DriftFormat, render};
 use groundcheck::drift::snapshot::load;
 use groundcheck::drift::{FailOn, Ignore, Options, Override, judge};
 use groundcheck::output::write_atomic;
@@ -33,8 +33,8 @@ pub struct Args {
     server: Option<String>,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    format: Format,
+    #[arg(long, value_enum, default_value_t = DriftFormat::Table)]
+    format: DriftFormat,
 
     /// Write the output to this file (atomically) instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
@@ -61,8 +61,8 @@ pub struct Args {
     client_range: Option<String>,
 
     /// Seconds a live server may take to list its tools.
-    #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = super::common::parse_seconds)]
-    timeout: f64,
+    #[arg(long, default_value = "60", value_name = "SECS", value_parser = super::common::parse_timeout)]
+    timeout: Duration,
 
     /// Also check every recorded call in this project's traces (a --data folder) against
     /// NEW's schemas, and say how many would fail and why (seed 002's evidence).
@@ -88,7 +88,7 @@ pub struct Args {
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.rules {
-        let rows: Vec<Vec<String>> = groundcheck_udfs::drift::RULES
+        let rows: Vec<Vec<String>> = groundcheck_udfs::changes::RULES
             .iter()
             .map(|r| {
                 vec![
@@ -100,7 +100,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 ]
             })
             .collect();
-        if args.format == Format::Markdown {
+        if args.format == DriftFormat::Markdown {
             out!("{}", rules_markdown());
         } else {
             out!("{}", groundcheck::output::text::align_left(&rows));
@@ -108,7 +108,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let ignore = Ignore::read(args.ignore.as_deref())?;
-    let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
+    let timeout = args.timeout;
     let (old, new) = (args.old.expect("required"), args.new.expect("required"));
     let server = args.server.as_deref();
     let old = load(&old, server, timeout, &args.pass_env)
@@ -166,7 +166,7 @@ pub fn rules_markdown() -> String {
          RULE=SEVERITY[:ACTION]` changes one. The same rules are the `drift_rules` table in SQL.\n\n\
          | rule | direction | severity | action | what it detects |\n|---|---|---|---|---|\n",
     );
-    for r in groundcheck_udfs::drift::RULES.iter() {
+    for r in groundcheck_udfs::changes::RULES.iter() {
         out += &format!(
             "| `{}` | {} | {} | {} | {} |\n",
             r.id,

@@ -63,13 +63,13 @@ pub struct Args {
     /// checked as after list_changed). By default every 60 seconds for a server that does
     /// not say it sends list_changed (`capabilities.tools.listChanged`), and never for one
     /// that does; given, for every server; 0 turns it off.
-    #[arg(long, value_name = "SECS", value_parser = super::common::parse_seconds)]
-    relist_every: Option<f64>,
+    #[arg(long, value_name = "SECS", value_parser = super::common::parse_duration)]
+    relist_every: Option<Duration>,
 
     /// Seconds a request may wait for the server; each progress notification for it
     /// starts the wait again.
-    #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = super::common::parse_seconds)]
-    call_timeout: f64,
+    #[arg(long, default_value = "60", value_name = "SECS", value_parser = super::common::parse_timeout)]
+    call_timeout: Duration,
 
     /// The end user the calls are made for (steps.as_user).
     #[arg(long, env = "GROUNDCHECK_AS_USER")]
@@ -122,23 +122,23 @@ pub struct Args {
     /// With --listen: end a session (and its server) that no agent used for SECS.
     #[arg(
         long,
-        default_value_t = 900.0,
-        value_name = "SECS", value_parser = super::common::parse_seconds,
+        default_value = "900",
+        value_name = "SECS", value_parser = super::common::parse_timeout,
         requires = "listen"
     )]
-    session_idle: f64,
+    session_idle: Duration,
 
     /// With --listen: close a request's SSE stream after SECS without its answer, with a
     /// retry hint; the agent resumes it with Last-Event-ID (2025-11-25's SSE polling, for
     /// proxies that cut long responses). Not done on 2026-07-28 streams, where closing a
     /// stream cancels its request.
-    #[arg(long, value_name = "SECS", value_parser = super::common::parse_seconds, requires = "listen")]
-    sse_retry: Option<f64>,
+    #[arg(long, value_name = "SECS", value_parser = super::common::parse_timeout, requires = "listen")]
+    sse_retry: Option<Duration>,
 
     /// With --listen: a client's request headers must be in within SECS, and each piece
     /// of its body within SECS of the one before (else 408); the connection then closes.
-    #[arg(long, default_value_t = groundcheck::output::stop::READ_DEADLINE.as_secs_f64(), value_name = "SECS", value_parser = super::common::parse_seconds, requires = "listen")]
-    read_timeout: f64,
+    #[arg(long, default_value = "30", value_name = "SECS", value_parser = super::common::parse_timeout, requires = "listen")]
+    read_timeout: Duration,
 
     /// With --listen: sessions open at once at most; an initialize beyond it is refused
     /// with 503 and a sentence (idle sessions close after --session-idle).
@@ -184,13 +184,13 @@ fn parse_range(s: &str) -> Result<(String, String), String> {
     let (tool, range) = s
         .split_once('=')
         .ok_or_else(|| format!("expected TOOL=RANGE (or *=RANGE), got {s}"))?;
-    groundcheck_udfs::drift::semver::allows(range.trim(), "0.0.0")?;
+    groundcheck_udfs::changes::semver::allows(range.trim(), "0.0.0")?;
     Ok((tool.trim().to_string(), range.trim().to_string()))
 }
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let upstream = args.target.source()?;
-    let timeout = Duration::from_secs_f64(args.call_timeout.max(0.001));
+    let timeout = args.call_timeout;
     let pin = match &args.pin {
         Some(p) => Some(
             groundcheck::drift::snapshot::load(
@@ -233,8 +233,9 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         quiet: args.quiet,
         client_ranges: args.client_range,
         relist_every: match args.relist_every {
-            Some(s) if s <= 0.0 => None,
-            Some(s) => Some(Duration::from_secs_f64(s.max(0.05))),
+            Some(d) if d.is_zero() => None,
+            // Not faster than 20 times a second, whatever was asked: the server's to serve.
+            Some(d) => Some(d.max(Duration::from_millis(50))),
             None => Some(Duration::from_secs(60)),
         },
         relist_always: args.relist_every.is_some(),
@@ -247,16 +248,16 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         let local = listener.local_addr()?;
         // Printed even with --quiet: with port 0 it is the only way to learn the port.
         eprintln!("groundcheck gateway: listening on http://{local}/mcp");
-        let idle = Duration::from_secs_f64(args.session_idle.max(0.1));
+        let idle = args.session_idle;
         let served = groundcheck::mcp::gateway::http::listen(
             cfg,
             listener,
             groundcheck::mcp::gateway::http::Listen {
                 idle,
-                sse_retry: args.sse_retry.map(|s| Duration::from_secs_f64(s.max(0.01))),
+                sse_retry: args.sse_retry,
                 max_sessions: args.max_sessions.max(1),
                 shared_stateless: args.shared_stateless,
-                read: Duration::from_secs_f64(args.read_timeout.max(0.1)),
+                read: args.read_timeout,
             },
             std::future::pending(),
         )

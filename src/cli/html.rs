@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
 
-use super::common::{Html, Input};
+use super::common::{DataArgs, Html};
 
 /// Render the HTML report (report.html: servers side by side, plots, the cases with their
 /// traces) of a folder an earlier `label` or `report` wrote, from its labels.parquet; the
@@ -21,7 +21,7 @@ pub struct Args {
     output: Option<PathBuf>,
 
     #[command(flatten)]
-    input: Input,
+    input: DataArgs,
 
     #[command(flatten)]
     html: Html,
@@ -29,14 +29,14 @@ pub struct Args {
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     if groundcheck::output::remote::is_remote(&args.dir) {
-        anyhow::bail!(groundcheck::Error::Usage(format!(
+        anyhow::bail!(groundcheck::Error::Config(format!(
             "{}: `html` reads a local folder; copy its labels.parquet down first",
             args.dir.display()
         )));
     }
     let labels = args.dir.join("labels.parquet");
     if !labels.is_file() {
-        anyhow::bail!(groundcheck::Error::Usage(format!(
+        anyhow::bail!(groundcheck::Error::Config(format!(
             "{}: no labels.parquet (render a folder written by `label` or `report`)",
             args.dir.display()
         )));

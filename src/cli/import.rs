@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use super::print::outln;
 use clap::Args as ClapArgs;
-use groundcheck::input::import::{self, Format, Options};
+use groundcheck::input::import::{self, Options, TraceFormat};
 
 /// Read OpenTelemetry traces (OTLP protobuf or JSON, gzip or not: GenAI, MCP, OpenInference
 /// and OpenLLMetry conventions), Arize Phoenix span exports, MLflow trace exports, or MCP
@@ -18,7 +18,7 @@ use groundcheck::input::import::{self, Format, Options};
 pub struct Args {
     /// The format the files are in (one of the values below; docs/importers.md).
     #[arg(value_enum)]
-    format: Format,
+    format: TraceFormat,
 
     /// Input files (local paths). The spans of all of them are read together: an agent
     /// and its MCP server may export to different files.
@@ -74,10 +74,10 @@ impl Tie {
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let files = import::read_files(&args.paths)?;
-    let lines = if args.format == Format::Bfcl {
+    let lines = if args.format == TraceFormat::Bfcl {
         // BFCL's files name their cases themselves.
         if args.tie.cases.is_some() || !args.tie.case_from.is_empty() || args.allow_unmatched {
-            anyhow::bail!(groundcheck::Error::Usage(
+            anyhow::bail!(groundcheck::Error::Config(
                 "import bfcl makes its cases from the question files: --cases, --case-from \
                  and --allow-unmatched do not apply"
                     .into()

@@ -5,9 +5,9 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
 use groundcheck::engine::ingest::{IngestOptions, ingest, progress_bar};
-use groundcheck::engine::session::Format;
+use groundcheck::engine::session::TableFormat;
 
-use super::common::{Input, Output, finish_set};
+use super::common::{DataArgs, OutArgs, finish_set};
 use super::print::outln;
 
 /// Convert the project's JSONL (and Parquet) inputs to Parquet under --out, in the same
@@ -17,10 +17,10 @@ use super::print::outln;
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     #[command(flatten)]
-    input: Input,
+    input: DataArgs,
 
     #[command(flatten)]
-    pub(crate) output: Output,
+    pub(crate) output: OutArgs,
 
     /// Split every table that has this column (e.g. run_id) into COL=value/ folders.
     #[arg(long, value_name = "COLUMN")]
@@ -48,7 +48,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let jsonl_bytes: u64 = session
         .sources
         .iter()
-        .filter(|s| s.format == Some(Format::Jsonl))
+        .filter(|s| s.format == Some(TableFormat::Jsonl))
         .map(|s| s.bytes())
         .sum();
     let (bar, progress) = progress_bar(jsonl_bytes);

@@ -7,7 +7,7 @@ use groundcheck::eval::report;
 
 use super::print::outln;
 
-use super::common::{Chunking, Input, Oracle, Output, write_labels};
+use super::common::{Chunking, DataArgs, Oracle, OutArgs, write_labels};
 
 /// Score every task (a case answered by a server in a run) against its gold record:
 /// correct, grounded, failure class with evidence, grounding precision and recall,
@@ -18,10 +18,10 @@ use super::common::{Chunking, Input, Oracle, Output, write_labels};
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     #[command(flatten)]
-    input: Input,
+    input: DataArgs,
 
     #[command(flatten)]
-    pub(crate) output: Output,
+    pub(crate) output: OutArgs,
 
     #[command(flatten)]
     oracle: Oracle,

@@ -108,9 +108,6 @@ async fn unstage(
         return code;
     };
     let code = code?;
-    if code == ExitCode::from(2) {
-        return Ok(code);
-    }
     let sent = staging.upload().await?;
     if sent.is_empty() {
         anyhow::bail!(groundcheck::Error::Input(
@@ -203,11 +200,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 /// Commits a local set when the verb found or judged (exit 0 or 1); rolls it back when it
-/// failed (exit 2). The failure stays one sentence: that earlier outputs are left as they
+/// failed (exit 2, 3 or 4). The failure stays one sentence: that earlier outputs are left as they
 /// were is the documented rule, said with -v.
 fn publish_set(code: &anyhow::Result<ExitCode>) {
     use groundcheck::output::set;
-    if matches!(code, Ok(c) if *c != ExitCode::from(2)) {
+    if code.is_ok() {
         set::commit();
     } else if let Some((dir, paths)) = set::roll_back()
         && groundcheck::engine::session::VERBOSE.load(std::sync::atomic::Ordering::Relaxed)

@@ -6,7 +6,7 @@ use anyhow::Context;
 use clap::Args as ClapArgs;
 use groundcheck::drift::replay::{self, Candidate};
 
-use super::common::{Input, Output, finish};
+use super::common::{DataArgs, OutArgs, finish};
 use super::print::outln;
 
 /// Check every recorded tool call in --data against a candidate schema, as if it had been
@@ -28,18 +28,18 @@ pub struct Args {
     server: Option<String>,
 
     /// Seconds a live candidate server may take to list its tools.
-    #[arg(long, default_value_t = 30.0, value_name = "SECS", value_parser = super::common::parse_seconds)]
-    timeout: f64,
+    #[arg(long, default_value = "30", value_name = "SECS", value_parser = super::common::parse_timeout)]
+    timeout: std::time::Duration,
 
     /// Exit with code 1 when any recorded call would fail under the candidate.
     #[arg(long)]
     fail_on_break: bool,
 
     #[command(flatten)]
-    input: Input,
+    input: DataArgs,
 
     #[command(flatten)]
-    pub(crate) output: Output,
+    pub(crate) output: OutArgs,
     /// Give a stdio server this environment variable too (repeatable; `PREFIX*` for a
     /// family, `*` for all). By default it gets only PATH, HOME, locale, time zone,
     /// proxies, certificates and GROUNDCHECK_*: not cloud credentials or tokens.
@@ -49,7 +49,7 @@ pub struct Args {
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let session = args.input.open().await?;
-    let timeout = std::time::Duration::from_secs_f64(args.timeout.max(0.1));
+    let timeout = args.timeout;
     let candidate = Candidate::load(
         &args.candidate,
         args.server.as_deref(),

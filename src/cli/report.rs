@@ -7,7 +7,7 @@ use clap::{Args as ClapArgs, Subcommand};
 use groundcheck::eval::{diff, report};
 use groundcheck::output::text::fmt_value;
 
-use super::common::{Chunking, Input, Oracle, Output, write_labels};
+use super::common::{Chunking, DataArgs, Oracle, OutArgs, write_labels};
 use super::print::{out, outln};
 
 /// Aggregate the labels into seed 000's report, one object per server under test and run
@@ -21,10 +21,10 @@ pub struct Args {
     diff: Option<Diff>,
 
     #[command(flatten)]
-    input: Input,
+    input: DataArgs,
 
     #[command(flatten)]
-    pub(crate) output: Output,
+    pub(crate) output: OutArgs,
 
     #[command(flatten)]
     oracle: Oracle,
@@ -95,37 +95,31 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         None,
     )
     .await?;
-    // The report reads the labels back from their file: one partition, in their order.
-    let labels = report::over_labels(&out.join("labels.parquet"), None).await?;
-    let (rschema, report) = report::report(&labels).await?;
-    report::write(out, &rschema, &report)?;
-    if let Some(dir) = &args.history {
-        let at = match &args.recorded_at {
-            Some(t) => chrono::DateTime::parse_from_rfc3339(t)
-                .with_context(|| format!("--recorded-at {t}: not an RFC 3339 time"))?
-                .with_timezone(&chrono::Utc),
-            None => chrono::Utc::now(),
-        };
-        let path = report::append_history(
-            dir,
-            (rschema.clone(), report.clone()),
-            at,
-            args.note.as_deref(),
-        )
-        .await?;
+    let history = match &args.history {
+        Some(dir) => Some(report::History {
+            dir: dir.clone(),
+            at: match &args.recorded_at {
+                Some(t) => chrono::DateTime::parse_from_rfc3339(t)
+                    .with_context(|| format!("--recorded-at {t}: not an RFC 3339 time"))?
+                    .with_timezone(&chrono::Utc),
+                None => chrono::Utc::now(),
+            },
+            note: args.note.clone(),
+        }),
+        None => None,
+    };
+    let made = report::make(out, history.as_ref()).await?;
+    if let Some(path) = &made.history {
         eprintln!("history: {}", path.display());
     }
-    eprint!("{}", report::lineage_warnings(&labels).await?);
-    out!("{}", report::policy_banner(&labels).await?);
-    out!("{}", report::report_table(&report)?);
-    out!("{}", report::not_scored(&labels).await?);
+    eprint!("{}", made.warnings);
+    out!("{}", made.banner);
+    out!("{}", made.table);
+    out!("{}", made.not_scored);
     outln!();
-    out!("{}", report::agreement(&labels).await?);
-    eprintln!(
-        "wrote {}, {}",
-        out.join("report.json").display(),
-        out.join("report.parquet").display()
-    );
+    out!("{}", made.agreement);
+    let files: Vec<String> = made.files.iter().map(|p| p.display().to_string()).collect();
+    eprintln!("wrote {}", files.join(", "));
     if args.html {
         let mut input = args.input.clone();
         if let Some(dir) = &args.history {
@@ -163,36 +157,26 @@ async fn diff(args: &Args, d: &DiffArgs) -> anyhow::Result<ExitCode> {
         None
     };
     let labeled = scratch.as_ref().map(|d| d.path());
-    let a = diff::side(&d.a, labeled).await?;
-    let b = diff::side(&d.b, labeled).await?;
+    let (deltas, flips) = diff::compare(&d.a, &d.b, labeled).await?;
+    drop(scratch);
     let mut lines = vec![vec![
         "metric".to_string(),
         d.a.clone(),
         d.b.clone(),
         "delta".to_string(),
     ]];
-    let deltas = diff::deltas(&a, &b).await?;
-    for m in deltas.clone() {
+    for m in &deltas {
         lines.push(vec![
-            m.metric,
+            m.metric.clone(),
             fmt_value(m.a.as_ref()),
             fmt_value(m.b.as_ref()),
-            m.delta,
+            m.delta.clone(),
         ]);
     }
     out!("{}", groundcheck::output::text::align(&lines));
-    let flips = diff::flips(&a, &b).await?;
-    drop(scratch);
     if d.html {
-        let page = groundcheck::eval::page::diff_page(&d.a, &d.b, &deltas, &flips)?;
         let path = args.output.out.join("diff.html");
-        std::fs::create_dir_all(&args.output.out)
-            .with_context(|| format!("cannot create {}", args.output.out.display()))?;
-        groundcheck::output::write_atomic(
-            &path,
-            groundcheck::output::html::diff(&page)?.as_bytes(),
-        )
-        .with_context(|| format!("cannot write {}", path.display()))?;
+        groundcheck::eval::page::write_diff(&d.a, &d.b, &deltas, &flips, &path)?;
         eprintln!("wrote {}", path.display());
     }
     let regressed = flips.iter().any(|f| f.regression);

@@ -7,7 +7,7 @@ use anyhow::{Context, bail};
 use clap::{Args as ClapArgs, Subcommand};
 use serde_json::Value;
 
-use super::common::{Chunking, Input, Oracle, Output, write_labels};
+use super::common::{Chunking, DataArgs, Oracle, OutArgs, write_labels};
 use super::print::outln;
 
 /// Hand the tasks the scorer was unsure of to a person, and take their decisions back.
@@ -33,9 +33,9 @@ enum Command {
 #[derive(Debug, ClapArgs)]
 struct ExportArgs {
     #[command(flatten)]
-    input: Input,
+    input: DataArgs,
     #[command(flatten)]
-    output: Output,
+    output: OutArgs,
     #[command(flatten)]
     oracle: Oracle,
     #[command(flatten)]
@@ -63,7 +63,7 @@ async fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
     // Labeled once (the one labeling path), into a folder read below and then removed;
     // the questions and steps of the tasks to review come from the project.
     let scratch = super::common::scratch(&args.output.out)?;
-    let quiet = Output {
+    let quiet = OutArgs {
         quiet: true,
         ..args.output.clone()
     };

@@ -47,12 +47,12 @@ pub struct Args {
     jobs: usize,
 
     /// Seconds one case may take; then the agent, its gateway and server are killed.
-    #[arg(long, default_value_t = 300.0, value_name = "SECS", value_parser = super::common::parse_seconds)]
-    case_timeout: f64,
+    #[arg(long, default_value = "300", value_name = "SECS", value_parser = super::common::parse_timeout)]
+    case_timeout: Duration,
 
     /// Seconds one request may wait for the server (the gateway's --call-timeout).
-    #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = super::common::parse_seconds)]
-    call_timeout: f64,
+    #[arg(long, default_value = "60", value_name = "SECS", value_parser = super::common::parse_timeout)]
+    call_timeout: Duration,
 
     /// The gateway's --pin: refuse tools whose drift since this snapshot is blocking.
     #[arg(long, value_name = "SNAPSHOT")]
@@ -101,7 +101,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|| format!("run-{}", chrono::Utc::now().format("%Y%m%dT%H%M%SZ")));
     let mut gateway_args = vec![
         "--call-timeout".to_string(),
-        args.call_timeout.to_string(),
+        args.call_timeout.as_secs_f64().to_string(),
         "--on-block".into(),
         match args.on_block {
             OnBlock::Error => "error".into(),
@@ -145,7 +145,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         run_id: run_id.clone(),
         out: out.clone(),
         gateway_args,
-        case_timeout: Duration::from_secs_f64(args.case_timeout.max(0.001)),
+        case_timeout: args.case_timeout,
         server: args.server.clone(),
         pass_env: args.pass_env.clone(),
     });

@@ -6,7 +6,7 @@ use anyhow::Context;
 use clap::Args as ClapArgs;
 use groundcheck::eval::sample::{self, ENOUGH, Weights};
 
-use super::common::{Input, Output, finish};
+use super::common::{DataArgs, OutArgs, finish};
 use super::print::out;
 
 /// Draw N traces stratified by tool, user role and outcome (clean, retry, clarification,
@@ -30,10 +30,10 @@ pub struct Args {
     weights: Weights,
 
     #[command(flatten)]
-    input: Input,
+    input: DataArgs,
 
     #[command(flatten)]
-    pub(crate) output: Output,
+    pub(crate) output: OutArgs,
 }
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {

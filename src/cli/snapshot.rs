@@ -47,8 +47,8 @@ pub struct Args {
     capture: Option<std::path::PathBuf>,
 
     /// Seconds the server may take to start and list its tools.
-    #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = super::common::parse_seconds)]
-    timeout: f64,
+    #[arg(long, default_value = "60", value_name = "SECS", value_parser = super::common::parse_timeout)]
+    timeout: Duration,
     /// Give a stdio server this environment variable too (repeatable; `PREFIX*` for a
     /// family, `*` for all). By default it gets only PATH, HOME, locale, time zone,
     /// proxies, certificates and GROUNDCHECK_*: not cloud credentials or tokens.
@@ -61,7 +61,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(s) => s.clone(),
         None => groundcheck::drift::snapshot::stdio_source(&args.command),
     };
-    let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
+    let timeout = args.timeout;
     let snap: Snapshot = load(&source, None, timeout, &args.pass_env).await?;
     let server = args
         .server

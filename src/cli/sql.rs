@@ -8,9 +8,9 @@ use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
 use groundcheck::Session;
 use groundcheck::engine::sql;
-use groundcheck::output::Format;
+use groundcheck::output::ResultFormat;
 
-use super::common::{Input, Output, finish};
+use super::common::{DataArgs, OutArgs, finish};
 
 /// Run SQL over the project's tables (cases, steps, catalog, glossary, policies, pricing,
 /// id_schemes, fiscal_calendar, tool_snapshots) with groundcheck's functions and
@@ -35,7 +35,7 @@ pub struct Args {
     /// How to print results (default: from --output's extension, .parquet, .csv,
     /// .json or .jsonl; else a table).
     #[arg(long, value_enum)]
-    format: Option<Format>,
+    format: Option<ResultFormat>,
 
     /// Write the (last) result to this file instead of standard output (written under a
     /// temporary name, then renamed). Required for --format parquet.
@@ -49,10 +49,10 @@ pub struct Args {
     allow_files: bool,
 
     #[command(flatten)]
-    input: Input,
+    input: DataArgs,
 
     #[command(flatten)]
-    pub(crate) out: Output,
+    pub(crate) out: OutArgs,
 }
 
 pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
@@ -63,13 +63,13 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
             .and_then(|p| p.extension())
             .map(|e| e.to_string_lossy().to_ascii_lowercase());
         args.format = Some(match ext.as_deref() {
-            Some("parquet") => Format::Parquet,
-            Some("csv") => Format::Csv,
-            Some("json" | "jsonl" | "ndjson") => Format::Json,
-            _ => Format::Table,
+            Some("parquet") => ResultFormat::Parquet,
+            Some("csv") => ResultFormat::Csv,
+            Some("json" | "jsonl" | "ndjson") => ResultFormat::Json,
+            _ => ResultFormat::Table,
         });
     }
-    if args.format == Some(Format::Parquet) && args.output.is_none() {
+    if args.format == Some(ResultFormat::Parquet) && args.output.is_none() {
         bail!("--format parquet writes a file: give --output FILE");
     }
     let sql = match (&args.query, &args.file) {
@@ -118,7 +118,7 @@ async fn run_script(session: &Session, sql: &str, args: &Args) -> anyhow::Result
         } else if rows.is_table() {
             let mut stdout = super::print::stdout();
             rows.print(&mut stdout, format(args))?;
-            if i + 1 < n && format(args) == Format::Table {
+            if i + 1 < n && format(args) == ResultFormat::Table {
                 writeln!(stdout).map_err(|e| groundcheck::Error::io("stdout", e))?;
             }
         }
@@ -130,8 +130,8 @@ async fn run_script(session: &Session, sql: &str, args: &Args) -> anyhow::Result
 }
 
 /// The format `run` settled on.
-fn format(args: &Args) -> Format {
-    args.format.unwrap_or(Format::Table)
+fn format(args: &Args) -> ResultFormat {
+    args.format.unwrap_or(ResultFormat::Table)
 }
 
 async fn interactive(session: &Session, args: &Args) -> anyhow::Result<()> {

@@ -7,7 +7,7 @@ use anyhow::Context;
 use clap::{Args as ClapArgs, Subcommand};
 use groundcheck::eval::{report, suite};
 
-use super::common::{Chunking, Input, Oracle, Output, finish, write_labels};
+use super::common::{Chunking, DataArgs, Oracle, OutArgs, finish, write_labels};
 use super::print::{out, outln};
 
 /// The regression suite (seed 000: harvest, keep what exposes grounding, rerun on every
@@ -26,9 +26,9 @@ enum Command {
     /// OUT/suite/curation.jsonl and OUT/suite/cases.jsonl (the kept cases, as given).
     Curate {
         #[command(flatten)]
-        input: Input,
+        input: DataArgs,
         #[command(flatten)]
-        output: Output,
+        output: OutArgs,
     },
     /// List the cases an older version of the context or tools (--old, a project folder
     /// with context/ and snapshots/) would score differently from now
@@ -40,9 +40,9 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         old: String,
         #[command(flatten)]
-        input: Input,
+        input: DataArgs,
         #[command(flatten)]
-        output: Output,
+        output: OutArgs,
     },
     /// Score again, against the current context, exactly the cases --old's differences
     /// touch: OUT/labels.* and the report for them. (The recorded traces are re-scored;
@@ -52,9 +52,9 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         old: String,
         #[command(flatten)]
-        input: Input,
+        input: DataArgs,
         #[command(flatten)]
-        output: Output,
+        output: OutArgs,
         #[command(flatten)]
         oracle: Oracle,
         #[command(flatten)]
@@ -76,7 +76,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
-async fn curate(input: Input, output: Output) -> anyhow::Result<ExitCode> {
+async fn curate(input: DataArgs, output: OutArgs) -> anyhow::Result<ExitCode> {
     super::common::local_out(&output.out, "suite curate")?;
     let session = input.open().await?;
     let result = suite::curate(&session, &output.out).await;
@@ -107,7 +107,7 @@ async fn curate(input: Input, output: Output) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-async fn impact(old: String, input: Input, output: Output) -> anyhow::Result<ExitCode> {
+async fn impact(old: String, input: DataArgs, output: OutArgs) -> anyhow::Result<ExitCode> {
     super::common::local_out(&output.out, "suite impact")?;
     let mut session = input.open().await?;
     let result = suite::impact(&mut session, &old, &output.out).await;
@@ -130,8 +130,8 @@ async fn impact(old: String, input: Input, output: Output) -> anyhow::Result<Exi
 
 async fn rerun(
     old: String,
-    input: Input,
-    output: Output,
+    input: DataArgs,
+    output: OutArgs,
     oracle: Oracle,
     chunking: Chunking,
 ) -> anyhow::Result<ExitCode> {

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use clap::Args as ClapArgs;
 use groundcheck::model;
 
-use super::common::Input;
+use super::common::DataArgs;
 use super::print::{out, outln};
 
 /// List every input table with where it was found (format, file count, bytes), or with
@@ -14,7 +14,7 @@ use super::print::{out, outln};
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     #[command(flatten)]
-    input: Input,
+    input: DataArgs,
 
     /// Print the reference of every table's columns as Markdown instead.
     #[arg(long)]
@@ -36,8 +36,8 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
     for s in &session.sources {
         let format = match s.format {
-            Some(groundcheck::engine::session::Format::Jsonl) => "jsonl",
-            Some(groundcheck::engine::session::Format::Parquet) => "parquet",
+            Some(groundcheck::engine::session::TableFormat::Jsonl) => "jsonl",
+            Some(groundcheck::engine::session::TableFormat::Parquet) => "parquet",
             None => "-",
         };
         outln!(

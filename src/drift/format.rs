@@ -2,13 +2,14 @@
 //! JUnit XML and GitHub workflow annotations. Every format lists the same changes in the
 //! same order (tool, path, rule).
 
-use groundcheck_udfs::drift::{Action, Change, rules};
+use groundcheck_udfs::changes::{Action, Change, rules};
 use serde_json::{Value, json};
 
 use crate::drift::{Drift, Version};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum DriftFormat {
     Table,
     Json,
     Markdown,
@@ -19,18 +20,18 @@ pub enum Format {
     Html,
 }
 
-pub fn render(d: &Drift, format: Format) -> crate::error::Result<String> {
+pub fn render(d: &Drift, format: DriftFormat) -> crate::error::Result<String> {
     Ok(match format {
         // Text a terminal or a CI log shows: a tool's name or description can carry NUL,
         // ESC or a right-to-left override, which would rewrite what the reader sees.
-        Format::Table => visible(&table(d)),
-        Format::Json => serde_json::to_string_pretty(&to_json(d)).expect("json") + "\n",
-        Format::Markdown => visible(&markdown(d)),
+        DriftFormat::Table => visible(&table(d)),
+        DriftFormat::Json => serde_json::to_string_pretty(&to_json(d)).expect("json") + "\n",
+        DriftFormat::Markdown => visible(&markdown(d)),
         // JSON escapes control characters itself.
-        Format::Sarif => serde_json::to_string_pretty(&sarif(d)).expect("json") + "\n",
-        Format::Junit => junit(d),
-        Format::Github => visible(&github(d)),
-        Format::Html => html(d)?,
+        DriftFormat::Sarif => serde_json::to_string_pretty(&sarif(d)).expect("json") + "\n",
+        DriftFormat::Junit => junit(d),
+        DriftFormat::Github => visible(&github(d)),
+        DriftFormat::Html => html(d)?,
     })
 }
 
@@ -60,7 +61,7 @@ fn visible(s: &str) -> String {
 /// The HTML page: a stacked bar per tool of its changes by severity (at most 40 tools,
 /// those with the most changes), then the table every format lists.
 fn html(d: &Drift) -> crate::error::Result<String> {
-    use groundcheck_udfs::drift::rules::Severity;
+    use groundcheck_udfs::changes::rules::Severity;
     use std::collections::BTreeMap;
 
     use crate::output::html::{chart, page};

@@ -8,14 +8,15 @@ pub mod snapshot;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use groundcheck_udfs::drift::semver::{self, Bump};
-use groundcheck_udfs::drift::{self, Action, Change, Severity, rules};
+use groundcheck_udfs::changes::semver::{self, Bump};
+use groundcheck_udfs::changes::{self, Action, Change, Severity, rules};
 
 use crate::drift::snapshot::Snapshot;
 use crate::error::{Error, Result};
 
 /// When the run fails (exit 1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum FailOn {
     /// A change whose action is block: by default also an under-bumped version
     /// (`semver-problem`) and a client range the new version falls outside
@@ -80,7 +81,7 @@ impl Ignore {
         match path {
             Some(p) => {
                 let text = std::fs::read_to_string(p).map_err(|e| {
-                    Error::Usage(format!("cannot read --ignore {}: {e}", p.display()))
+                    Error::Config(format!("cannot read --ignore {}: {e}", p.display()))
                 })?;
                 Ignore::parse(&p.display().to_string(), &text)
             }
@@ -164,14 +165,14 @@ pub struct Options<'a> {
 
 pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
     if let Some(r) = opts.client_range {
-        semver::allows(r, "0.0.0").map_err(|e| Error::Usage(format!("--client-range: {e}")))?;
+        semver::allows(r, "0.0.0").map_err(|e| Error::Config(format!("--client-range: {e}")))?;
     }
     let mut changes = Vec::new();
     let mut ignored = 0;
     // Prompts, resources, templates, instructions and capabilities, where both sides
     // carry them (a live server or a capture; stored rows hold tools only).
     let surface = match (&old.surface, &new.surface) {
-        (Some(a), Some(b)) => drift::surface::diff(a, b),
+        (Some(a), Some(b)) => changes::surface::diff(a, b),
         _ => Vec::new(),
     };
     let others: Vec<&Snapshot> = opts
@@ -184,7 +185,7 @@ pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
         .flat_map(|o| o.tools.iter().map(|t| t.name.clone()))
         .collect();
     let across = across_servers(&old, &new, &others);
-    for c in drift::diff_in(&old.tools, &new.tools, &elsewhere)
+    for c in changes::diff_in(&old.tools, &new.tools, &elsewhere)
         .into_iter()
         .chain(surface)
         .chain(across)
@@ -197,7 +198,7 @@ pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
     let mut by_tool: BTreeMap<&str, Vec<&Change>> = BTreeMap::new();
     for c in changes
         .iter()
-        .filter(|c| c.direction != groundcheck_udfs::drift::Direction::Server)
+        .filter(|c| c.direction != groundcheck_udfs::changes::Direction::Server)
     {
         by_tool.entry(c.tool.as_str()).or_default().push(c);
     }
@@ -353,21 +354,21 @@ fn across_servers(old: &Snapshot, new: &Snapshot, others: &[&Snapshot]) -> Vec<C
             .map(str::to_lowercase)
             .collect()
     };
-    let olds: BTreeMap<&str, &drift::Tool> =
+    let olds: BTreeMap<&str, &changes::Tool> =
         old.tools.iter().map(|t| (t.name.as_str(), t)).collect();
     let own: BTreeSet<&str> = new.tools.iter().map(|t| t.name.as_str()).collect();
     for t in &new.tools {
         let before: BTreeSet<String> = olds
             .get(t.name.as_str())
             .map(|o| {
-                drift::text::model_strings(o)
+                changes::text::model_strings(o)
                     .iter()
                     .flat_map(|(_, _, s)| words(s))
                     .collect()
             })
             .unwrap_or_default();
-        for (path, kind, text) in drift::text::model_strings(t) {
-            if kind == drift::text::Kind::Name {
+        for (path, kind, text) in changes::text::model_strings(t) {
+            if kind == changes::text::Kind::Name {
                 continue;
             }
             let w = words(&text);

@@ -61,7 +61,7 @@ impl Candidate {
         }
         let snap = snapshot::load(spec, server, timeout, pass_env).await?;
         let Some(server) = server.map(str::to_string).or(snap.server.clone()) else {
-            return Err(Error::Usage(
+            return Err(Error::Config(
                 "it names no server, so no recorded call can be matched to it: give --server \
                  NAME (the server the recorded calls were made to)"
                     .into(),
@@ -149,7 +149,7 @@ pub async fn run(
 pub async fn against(d: &crate::drift::Drift, data: &str) -> Result<Vec<String>> {
     // Recorded calls are matched by server name: without one nothing could match.
     let Some(server) = d.new.server.clone().or(d.old.server.clone()) else {
-        return Err(Error::Usage(format!(
+        return Err(Error::Config(format!(
             "--replay: {} names no server, so no recorded call can be matched to it: give \
              --server NAME (the server the recorded calls were made to)",
             d.new.source

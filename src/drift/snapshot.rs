@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use arrow::array::RecordBatch;
-use groundcheck_udfs::drift::surface::Surface;
-use groundcheck_udfs::drift::{Tool, tools_from_json};
+use groundcheck_udfs::changes::surface::Surface;
+use groundcheck_udfs::changes::{Tool, tools_from_json};
 use object_store::ObjectStoreExt;
 use rmcp::ServiceExt;
 use serde_json::{Map, Value};
@@ -141,7 +141,7 @@ pub async fn connect(
     pass_env: &[String],
 ) -> Result<(Client, String)> {
     let source = spec.to_string();
-    let fail = |what: &str, e: String| Error::Input(format!("{source}: {what}: {e}"));
+    let fail = |what: &str, e: String| Error::Upstream(format!("{source}: {what}: {e}"));
     let work = async {
         match Source::parse(spec) {
             Source::Stdio(cmd) => {
@@ -161,13 +161,13 @@ pub async fn connect(
                     .await
                     .map_err(|e| fail("MCP initialize failed", sentence(&e)))
             }
-            _ => Err(Error::Usage(format!(
+            _ => Err(Error::Config(format!(
                 "{source}: not a live server (expected stdio:CMD or an http(s):// URL)"
             ))),
         }
     };
     let client = tokio::time::timeout(timeout, work).await.map_err(|_| {
-        Error::Input(format!(
+        Error::Upstream(format!(
             "{source}: no MCP initialize answer within {timeout:?}"
         ))
     })??;
@@ -183,10 +183,10 @@ pub fn server_info(client: &Client) -> (Option<String>, Option<String>) {
 
 async fn live(spec: &str, timeout: Duration, pass_env: &[String]) -> Result<Snapshot> {
     let (client, source) = connect(spec, timeout, pass_env).await?;
-    let fail = |what: &str, e: String| Error::Input(format!("{source}: {what}: {e}"));
+    let fail = |what: &str, e: String| Error::Upstream(format!("{source}: {what}: {e}"));
     let listed = tokio::time::timeout(timeout, client.list_all_tools())
         .await
-        .map_err(|_| Error::Input(format!("{source}: no tools/list answer within {timeout:?}")))
+        .map_err(|_| Error::Upstream(format!("{source}: no tools/list answer within {timeout:?}")))
         .and_then(|r| r.map_err(|e| fail("tools/list failed", e.to_string())));
     let (server, server_version) = server_info(&client);
     let surface = live_surface(&client, &source, timeout).await;
@@ -211,7 +211,7 @@ async fn live(spec: &str, timeout: Duration, pass_env: &[String]) -> Result<Snap
 /// The live server's prompts, resources and templates (each read only when its
 /// capability is offered), instructions and capabilities.
 async fn live_surface(client: &Client, source: &str, timeout: Duration) -> Result<Surface> {
-    let fail = |what: &str, e: String| Error::Input(format!("{source}: {what}: {e}"));
+    let fail = |what: &str, e: String| Error::Upstream(format!("{source}: {what}: {e}"));
     let info = client.peer_info();
     let caps = info.as_ref().map(|i| i.capabilities.clone());
     let mut surface = Surface {
@@ -227,7 +227,7 @@ async fn live_surface(client: &Client, source: &str, timeout: Duration) -> Resul
         what: &str,
         timeout: Duration,
     ) -> Result<T> {
-        r.map_err(|_| Error::Input(format!("{source}: no {what} answer within {timeout:?}")))
+        r.map_err(|_| Error::Upstream(format!("{source}: no {what} answer within {timeout:?}")))
     }
     // The rmcp item types differ; each is serialized as it came.
     macro_rules! values {
@@ -268,10 +268,10 @@ async fn read_bytes(path: &str) -> Result<(String, bytes::Bytes)> {
     let bytes = store
         .get(&listed.meta.location)
         .await
-        .map_err(|e| Error::Input(format!("{path}: {e}")))?
+        .map_err(|e| Error::store(path, e))?
         .bytes()
         .await
-        .map_err(|e| Error::Input(format!("{path}: {e}")))?;
+        .map_err(|e| Error::store(path, e))?;
     Ok((listed.display, bytes))
 }
 
@@ -380,7 +380,7 @@ async fn stored(path: &str, at: Option<&str>, server: Option<&str>) -> Result<Sn
             .to_string(),
         Some(at) => {
             let want = chrono::DateTime::parse_from_rfc3339(at)
-                .map_err(|e| Error::Usage(format!("{path}@{at}: not an RFC 3339 time: {e}")))?;
+                .map_err(|e| Error::Config(format!("{path}@{at}: not an RFC 3339 time: {e}")))?;
             captures
                 .iter()
                 .find(|c| chrono::DateTime::parse_from_rfc3339(c).is_ok_and(|c| c == want))
@@ -547,7 +547,7 @@ pub async fn store(
     let taken = |at: &str| dir.join(format!("{}.{ext}", at.replace(':', ""))).exists();
     while taken(&captured_at) {
         if !wait {
-            return Err(Error::Usage(format!(
+            return Err(Error::Config(format!(
                 "a snapshot of {server} at {captured_at} is already in {}: snapshots never \
                  overwrite one another; pick another --captured-at",
                 dir.display()

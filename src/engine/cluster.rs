@@ -37,12 +37,16 @@ pub async fn context(
     let mut ctx = match cluster {
         Cluster::Remote(url) => SessionContext::remote_with_state(url, state)
             .await
-            .map_err(|e| Error::Input(format!("cannot reach the Ballista scheduler {url}: {e}")))?,
+            .map_err(|e| {
+                Error::Upstream(format!("cannot reach the Ballista scheduler {url}: {e}"))
+            })?,
         Cluster::Standalone => {
             let url = standalone().await?;
             SessionContext::remote_with_state(&url, state)
                 .await
-                .map_err(|e| Error::Input(format!("cannot reach the in-process scheduler: {e}")))?
+                .map_err(|e| {
+                    Error::Upstream(format!("cannot reach the in-process scheduler: {e}"))
+                })?
         }
     };
     // upgrade_for_ballista replaced the function maps: register ours again.
@@ -67,14 +71,14 @@ static STOP_REASON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 /// context was made. The binary races each verb against it.
 pub async fn stopped() -> Error {
     STOP.notified().await;
-    Error::Input(STOP_REASON.get().cloned().unwrap_or_default())
+    Error::Upstream(STOP_REASON.get().cloned().unwrap_or_default())
 }
 
 fn free_port() -> Result<u16> {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
-        .map_err(|e| Error::Input(format!("no free port on 127.0.0.1: {e}")))
+        .map_err(|e| Error::Upstream(format!("no free port on 127.0.0.1: {e}")))
 }
 
 /// A scheduler and one executor in this process, the same code as `groundcheck
@@ -153,10 +157,10 @@ pub async fn scheduler(bind: SocketAddr, limits: SchedulerLimits) -> Result<()> 
     .with_override_session_builder(Arc::new(session_state));
     let cluster = BallistaCluster::new_from_config(&config)
         .await
-        .map_err(|e| Error::Input(format!("scheduler: {e}")))?;
+        .map_err(|e| Error::Upstream(format!("scheduler: {e}")))?;
     ballista_scheduler::scheduler_process::start_server(cluster, bind, Arc::new(config))
         .await
-        .map_err(|e| Error::Input(format!("scheduler on {bind}: {e}")))
+        .map_err(|e| Error::Upstream(format!("scheduler on {bind}: {e}")))
 }
 
 fn config_producer() -> SessionConfig {
@@ -217,7 +221,7 @@ pub async fn executor(o: ExecutorOptions) -> Result<()> {
     loop {
         start_executor_process(Arc::new(executor_config(&o)?))
             .await
-            .map_err(|e| Error::Input(format!("executor: {e}")))?;
+            .map_err(|e| Error::Upstream(format!("executor: {e}")))?;
         // Ballista returns once its servers have shut down; a signal may still be on its
         // way to our listener.
         tokio::time::sleep(Duration::from_millis(200)).await;
@@ -277,7 +281,7 @@ async fn watch(cluster: &Cluster, patience: Patience) -> Error {
     loop {
         tokio::select! {
             _ = &mut deadline => {
-                return Error::Input(format!(
+                return Error::Upstream(format!(
                     "the cluster job did not finish within {} s (--cluster-timeout){}; \
                      the scheduler's log says where it stands",
                     patience.total.as_secs(),
@@ -293,7 +297,7 @@ async fn watch(cluster: &Cluster, patience: Patience) -> Error {
             Some(0) => {
                 let since = *none_since.get_or_insert_with(Instant::now);
                 if since.elapsed() >= patience.no_executor {
-                    return Error::Input(format!(
+                    return Error::Upstream(format!(
                         "no executor alive on the Ballista scheduler at {addr} for {} s \
                          (it counts 0 live executors, {} s into the job): check that \
                          `groundcheck executor --scheduler {addr}` processes run, reach the \

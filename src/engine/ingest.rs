@@ -16,7 +16,7 @@ use datafusion::execution::SendableRecordBatchStream;
 use futures::StreamExt;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
-use crate::engine::session::{Format, Session, TableSource};
+use crate::engine::session::{Session, TableFormat, TableSource};
 use crate::error::{Error, Result};
 use crate::input::jsonl::{Progress, read_jsonl};
 use crate::output::{ParquetFile, temp_name};
@@ -50,14 +50,14 @@ pub async fn ingest(
             continue;
         };
         let stream = match format {
-            Format::Jsonl => read_jsonl(
+            TableFormat::Jsonl => read_jsonl(
                 source.spec,
                 source.source_files(),
                 session.read.clone(),
                 session.rejects.clone(),
                 progress.clone(),
             ),
-            Format::Parquet => parquet_in_order(session, source).await?,
+            TableFormat::Parquet => parquet_in_order(session, source).await?,
         };
         let stream = read_ahead(stream);
         let partition = opts

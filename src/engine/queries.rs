@@ -91,7 +91,7 @@ pub struct Query {
 
 impl Query {
     pub fn parse(file: &str, text: &str) -> Result<Self> {
-        let bad = |why: String| Error::Input(format!("queries/{file}: {why}"));
+        let bad = |why: String| Error::Bug(format!("queries/{file}: {why}"));
         let mut header: BTreeMap<String, String> = BTreeMap::new();
         let mut last: Option<String> = None;
         for line in text.lines() {
@@ -158,7 +158,7 @@ pub fn named(name: &str) -> Result<Query> {
     all()?
         .into_iter()
         .find(|q| q.name == name)
-        .ok_or_else(|| Error::Input(format!("no query file defines the view {name}")))
+        .ok_or_else(|| Error::Bug(format!("no query file defines the view {name}")))
 }
 
 /// Registers the views `names`, in that order, in a context that has what they read
@@ -169,7 +169,7 @@ pub async fn register_named(ctx: &SessionContext, names: &[&str]) -> Result<()> 
         let df = ctx
             .sql(&q.sql)
             .await
-            .map_err(|e| Error::Input(format!("queries/{}: {e}", q.file)))?;
+            .map_err(|e| Error::Bug(format!("queries/{}: {e}", q.file)))?;
         ctx.register_table(q.name.as_str(), df.into_view())?;
     }
     Ok(())
@@ -193,7 +193,7 @@ pub fn in_order() -> Result<Vec<Query>> {
         });
         let Some(i) = ready else {
             let names: Vec<_> = pending.iter().map(|q| q.name.as_str()).collect();
-            return Err(Error::Input(format!(
+            return Err(Error::Bug(format!(
                 "queries read each other in a cycle: {}",
                 names.join(", ")
             )));
@@ -215,7 +215,7 @@ pub async fn register_views_with(
         let df = ctx
             .sql(&q.sql)
             .await
-            .map_err(|e| Error::Input(format!("queries/{}: {e}", q.file)))?;
+            .map_err(|e| Error::Bug(format!("queries/{}: {e}", q.file)))?;
         ctx.register_table(q.name.as_str(), place(&q.name, df.into_view())?)?;
     }
     Ok(())

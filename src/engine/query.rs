@@ -88,11 +88,11 @@ pub fn rows_as_json(batches: &[RecordBatch]) -> Result<Vec<serde_json::Map<Strin
         }
         w.finish()?;
     }
-    let text = String::from_utf8(buf).map_err(|e| Error::Input(e.to_string()))?;
+    let text = String::from_utf8(buf).map_err(|e| Error::Bug(e.to_string()))?;
     text.lines()
         .map(|l| match serde_json::from_str::<Value>(l) {
             Ok(Value::Object(m)) => Ok(m),
-            _ => Err(Error::Input("report row is not an object".into())),
+            _ => Err(Error::Bug("report row is not an object".into())),
         })
         .collect()
 }

@@ -30,18 +30,18 @@ use crate::store::location::{Listed, Location};
 
 /// The file formats a table can be read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub enum TableFormat {
     Jsonl,
     Parquet,
 }
 
-impl Format {
+impl TableFormat {
     fn of(path: &str) -> Option<Self> {
         let lower = path.to_ascii_lowercase();
         if lower.ends_with(".jsonl") || lower.ends_with(".ndjson") || lower.ends_with(".json") {
-            Some(Format::Jsonl)
+            Some(TableFormat::Jsonl)
         } else if lower.ends_with(".parquet") {
-            Some(Format::Parquet)
+            Some(TableFormat::Parquet)
         } else {
             None
         }
@@ -54,7 +54,7 @@ pub struct TableSource {
     pub spec: &'static TableSpec,
     /// The location searched (for messages).
     pub searched: String,
-    pub format: Option<Format>,
+    pub format: Option<TableFormat>,
     pub files: Vec<Listed>,
     pub store: Arc<dyn ObjectStore>,
 }
@@ -154,7 +154,7 @@ impl Session {
         for name in overrides.keys() {
             if table(name).is_none() {
                 let known: Vec<_> = all_tables().iter().map(|t| t.name).collect();
-                return Err(Error::Usage(format!(
+                return Err(Error::Config(format!(
                     "--table {name}=…: no such table (tables: {})",
                     known.join(", ")
                 )));
@@ -184,8 +184,8 @@ impl Session {
                         Some(path) => session.find_at(spec, &Location::parse(path)?, true).await?,
                         None => session.find_in_project(spec, &project).await?,
                     };
-                    if opts.cluster.is_some() && source.format == Some(Format::Jsonl) {
-                        return Err(Error::Usage(format!(
+                    if opts.cluster.is_some() && source.format == Some(TableFormat::Jsonl) {
+                        return Err(Error::Config(format!(
                             "table {} is JSON lines at {}: a cluster reads Parquet (the executors \
                              read the files themselves); run `groundcheck ingest --data {} --out DIR` \
                              and use --data DIR",
@@ -254,7 +254,7 @@ impl Session {
                 cases.searched
             ));
         }
-        if cases.format != Some(Format::Jsonl) {
+        if cases.format != Some(TableFormat::Jsonl) {
             return None;
         }
         for f in &cases.files {
@@ -355,7 +355,7 @@ impl Session {
             }
             // Every table would be read empty, and every answer would be about nothing.
             // The CLI and the Python module say which project ("cannot open DATA: …").
-            return Err(Error::Usage(if dir.exists() {
+            return Err(Error::Config(if dir.exists() {
                 "a file, not a project folder (one file is read as a table with --table NAME=PATH)"
                     .into()
             } else {
@@ -450,7 +450,7 @@ impl Session {
         let mut files = Vec::new();
         let mut formats = Vec::new();
         for f in listed {
-            match Format::of(&f.display) {
+            match TableFormat::of(&f.display) {
                 Some(fmt) => {
                     formats.push(fmt);
                     files.push(f);
@@ -496,7 +496,7 @@ impl Session {
         Ok(match source.format {
             // A table the project lacks is a Parquet table of no files: it plans like the
             // others and, unlike an EmptyTable, can be sent to a cluster.
-            None | Some(Format::Parquet) => {
+            None | Some(TableFormat::Parquet) => {
                 let mut urls = source
                     .files
                     .iter()
@@ -514,7 +514,7 @@ impl Session {
                     .with_schema(schema);
                 Arc::new(ListingTable::try_new(config)?)
             }
-            Some(Format::Jsonl) => {
+            Some(TableFormat::Jsonl) => {
                 // Files are spread over partitions so a scan reads them in parallel; each
                 // partition reads its files in path order.
                 let n = self.ctx.copied_config().target_partitions().max(1);
@@ -620,7 +620,7 @@ async fn cluster_context(
     _: Option<usize>,
     _: crate::engine::context::Patience,
 ) -> Result<SessionContext> {
-    Err(Error::Usage(
+    Err(Error::Config(
         "this groundcheck was built without the `ballista` feature: it cannot run on a cluster"
             .into(),
     ))

@@ -74,7 +74,7 @@ pub async fn import_options(
 /// none). Returns the steps and what to tell the user on stderr, a line each.
 pub async fn steps_from(
     opts: crate::SessionOptions,
-    format: crate::input::import::Format,
+    format: crate::input::import::TraceFormat,
     paths: &[std::path::PathBuf],
     server: Option<String>,
 ) -> Result<(arrow::array::RecordBatch, Vec<String>)> {

@@ -16,7 +16,7 @@ use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
 use datafusion::prelude::SessionContext;
-use groundcheck_udfs::drift::RULES;
+use groundcheck_udfs::changes::RULES;
 
 use crate::error::Result;
 use crate::model::TableSpec;
@@ -127,7 +127,7 @@ pub const DRIFT_RULES_COLUMNS: &[(&str, &str)] = &[
     ("text", "What the rule detects."),
 ];
 
-/// The rule registry of `groundcheck_udfs::drift` as rows, so SQL can join changes to
+/// The rule registry of `groundcheck_udfs::changes` as rows, so SQL can join changes to
 /// their rule text and list what is checked.
 pub fn drift_rules() -> Result<RecordBatch> {
     let schema = Arc::new(Schema::new(
@@ -136,7 +136,7 @@ pub fn drift_rules() -> Result<RecordBatch> {
             .map(|(n, _)| Field::new(*n, DataType::Utf8, false))
             .collect::<Vec<_>>(),
     ));
-    let col = |f: fn(&groundcheck_udfs::drift::Rule) -> String| -> ArrayRef {
+    let col = |f: fn(&groundcheck_udfs::changes::Rule) -> String| -> ArrayRef {
         Arc::new(StringArray::from_iter_values(RULES.iter().map(f)))
     };
     Ok(RecordBatch::try_new(
@@ -159,9 +159,9 @@ pub async fn register_file(ctx: &SessionContext, name: &str, path: &str) -> Resu
     use crate::error::Error;
     if ctx
         .table_exist(name)
-        .map_err(|e| Error::Usage(format!("{name}: {e}")))?
+        .map_err(|e| Error::Config(format!("{name}: {e}")))?
     {
-        return Err(Error::Usage(format!(
+        return Err(Error::Config(format!(
             "{name} is already a table or view: pick another name"
         )));
     }

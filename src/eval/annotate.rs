@@ -26,7 +26,7 @@ pub struct Planned {
 pub async fn plan(dir: &Path) -> Result<Planned> {
     let file = dir.join("labels.parquet");
     if !file.is_file() {
-        return Err(Error::Usage(format!(
+        return Err(Error::Config(format!(
             "{}: no labels.parquet (annotate a folder written by `label` or `report`)",
             dir.display()
         )));

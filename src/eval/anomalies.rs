@@ -26,7 +26,7 @@ impl Settings {
     /// A usage error for thresholds out of range.
     pub fn check(&self) -> Result<()> {
         if !(self.jump > 0.0 && self.jump <= 1.0) {
-            return Err(Error::Usage(format!(
+            return Err(Error::Config(format!(
                 "--jump {}: a rate between 0 (exclusive) and 1",
                 self.jump
             )));

@@ -35,7 +35,7 @@ use datafusion::prelude::SessionContext;
 use futures::StreamExt;
 
 use crate::engine::query::conform;
-use crate::engine::session::{Format, Session};
+use crate::engine::session::{Session, TableFormat};
 use crate::error::{Error, Result};
 use crate::output::Rebatcher;
 use crate::output::label_writer::LabelWriter;
@@ -108,7 +108,7 @@ fn wrap(session: &Session) -> Result<Vec<ChunkTable>> {
         let source = session
             .ctx
             .deregister_table(*name)?
-            .ok_or_else(|| Error::Usage(format!("no table {name} to label in chunks")))?;
+            .ok_or_else(|| Error::Config(format!("no table {name} to label in chunks")))?;
         let table = ChunkTable::new(name, source, &session.ctx)?;
         session.ctx.register_table(*name, table.mem.clone())?;
         out.push(table);
@@ -275,14 +275,14 @@ pub(crate) async fn write_labels(
 /// of JSON lines (counting those would read them twice).
 async fn estimated_steps(session: &Session, tables: &[ChunkTable]) -> Result<u64> {
     if let Some(s) = session.sources.iter().find(|s| s.spec.name == "steps")
-        && s.format == Some(Format::Jsonl)
+        && s.format == Some(TableFormat::Jsonl)
     {
         return Ok(s.bytes() / JSONL_BYTES_PER_STEP);
     }
     let steps = tables
         .iter()
         .find(|t| t.name == "steps")
-        .ok_or_else(|| Error::Usage("no steps table to chunk".into()))?;
+        .ok_or_else(|| Error::Config("no steps table to chunk".into()))?;
     Ok(session
         .ctx
         .read_table(steps.source.clone())?
@@ -418,7 +418,7 @@ fn merge(
             })
             .collect::<Result<Vec<_>>>()?,
     )
-    .ok_or_else(|| Error::Usage("labels have no sort key".into()))?;
+    .ok_or_else(|| Error::Config("labels have no sort key".into()))?;
     let parts = files
         .into_iter()
         .map(|path| {

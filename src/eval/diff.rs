@@ -92,6 +92,14 @@ pub async fn side(spec: &str, labeled: Option<&Path>) -> Result<Side> {
     Ok(Side { file, filter })
 }
 
+/// `report diff A B`: both sides read (`labeled`: the folder --data's labels were written
+/// to, when a side needs them), every metric's delta and the cases that flipped.
+pub async fn compare(a: &str, b: &str, labeled: Option<&Path>) -> Result<(Vec<Delta>, Vec<Flip>)> {
+    let a = side(a, labeled).await?;
+    let b = side(b, labeled).await?;
+    Ok((deltas(&a, &b).await?, flips(&a, &b).await?))
+}
+
 /// One report figure on both sides.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Delta {

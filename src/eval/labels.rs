@@ -106,7 +106,7 @@ impl Labeler {
             }
         } else {
             if opts.oracle.is_some() {
-                return Err(Error::Usage(
+                return Err(Error::Config(
                     "--policy-oracle runs on this machine and its answers stay in memory, \
                      which a cluster cannot read: label without --cluster"
                         .into(),

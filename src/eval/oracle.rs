@@ -54,7 +54,7 @@ pub async fn run(ctx: &SessionContext, command: &str, timeout: Duration) -> Resu
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
-        .map_err(|e| Error::Input(format!("cannot start the policy oracle `{command}`: {e}")))?;
+        .map_err(|e| Error::Config(format!("cannot start the policy oracle `{command}`: {e}")))?;
     let mut stdin = child.stdin.take().expect("piped");
     let mut lines = BufReader::new(child.stdout.take().expect("piped")).lines();
     let mut asked = Vec::new();

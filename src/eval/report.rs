@@ -19,6 +19,7 @@ use crate::engine::queries;
 use crate::engine::query::{collect, rows_as_json};
 use crate::error::{Error, Result};
 use crate::eval::labels::ORDER;
+use crate::output::html::page::NotScoredNote;
 use crate::output::text::{align, fmt_value};
 use crate::output::write_parquet;
 
@@ -32,6 +33,59 @@ pub const VIEWS: &[&str] = &[
     "lineage_warnings",
     "not_scored",
 ];
+
+/// A history folder a report is appended to (`report --history`).
+#[derive(Debug, Clone)]
+pub struct History {
+    pub dir: std::path::PathBuf,
+    pub at: chrono::DateTime<chrono::Utc>,
+    pub note: Option<String>,
+}
+
+/// What `report` made of a labels file: the files written and the texts to print, in
+/// the order they are printed.
+#[derive(Debug, Clone)]
+pub struct Made {
+    pub files: Vec<std::path::PathBuf>,
+    /// The history file this report was appended as, with `--history`.
+    pub history: Option<std::path::PathBuf>,
+    /// Tools whose lineage is missing (stderr).
+    pub warnings: String,
+    pub banner: String,
+    pub table: String,
+    pub not_scored: String,
+    pub agreement: String,
+}
+
+/// `groundcheck report` after labeling: reads `out/labels.parquet` back (one partition,
+/// in its order), writes `out/report.json` and `out/report.parquet`, appends the history
+/// row when asked, and returns what is printed.
+pub async fn make(out: &Path, history: Option<&History>) -> Result<Made> {
+    let labels = over_labels(&out.join("labels.parquet"), None).await?;
+    let (schema, rows) = report(&labels).await?;
+    write(out, &schema, &rows)?;
+    let history = match history {
+        Some(h) => Some(
+            append_history(
+                &h.dir,
+                (schema.clone(), rows.clone()),
+                h.at,
+                h.note.as_deref(),
+            )
+            .await?,
+        ),
+        None => None,
+    };
+    Ok(Made {
+        files: vec![out.join("report.json"), out.join("report.parquet")],
+        history,
+        warnings: lineage_warnings(&labels).await?,
+        banner: policy_banner(&labels).await?,
+        table: report_table(&rows)?,
+        not_scored: not_scored(&labels).await?,
+        agreement: agreement(&labels).await?,
+    })
+}
 
 /// Writes the report rows as `out/report.json` and `out/report.parquet`.
 pub fn write(out: &Path, schema: &SchemaRef, report: &[RecordBatch]) -> Result<()> {
@@ -276,43 +330,65 @@ pub const TOOL_CALL_FIELDS: &[&str] = &[
     "exact_sequence_rate",
 ];
 
-/// How the automatic labels compare with the hand labels, for the tasks that have one
-/// (queries/agreement*.sql over the context's `labels`: a million labels stay on disk).
-pub async fn agreement(ctx: &SessionContext) -> Result<String> {
+/// How the automatic labels compare with the hand labels (queries/agreement*.sql).
+#[derive(Debug, Clone, Default)]
+pub struct Agreement {
+    /// Hand-labeled tasks, and how many of them the automatic label agrees with.
+    pub labeled: i64,
+    pub agree: i64,
+    /// Tasks with a review decision, and how many changed the automatic label.
+    pub reviewed: i64,
+    pub changed: i64,
+    /// Per failure class, in precedence order.
+    pub by_class: Vec<AgreementClass>,
+    /// The hand-labeled tasks where they differ, in (run, server, case) order.
+    pub differences: Vec<Difference>,
+}
+
+#[derive(Debug, Clone)]
+pub struct AgreementClass {
+    pub class: String,
+    pub hand: i64,
+    pub auto: i64,
+    pub both: i64,
+}
+
+/// One task whose automatic label differs from its hand label; values as printed.
+#[derive(Debug, Clone)]
+pub struct Difference {
+    pub case_id: String,
+    pub server: String,
+    /// (correct, grounded, failure class), automatic then hand.
+    pub auto: [String; 3],
+    pub hand: [String; 3],
+}
+
+/// The agreement views over the context's `labels` (a million labels stay on disk: only
+/// the hand-labeled tasks' differences come back).
+pub async fn agreement_rows(ctx: &SessionContext) -> Result<Agreement> {
     let (_, batches) = collect(ctx, "SELECT * FROM agreement").await?;
     let row = rows_as_json(&batches)?
         .into_iter()
         .next()
         .unwrap_or_default();
-    let n = |k: &str| row.get(k).and_then(Value::as_i64).unwrap_or(0);
-    if n("labeled") == 0 && n("reviewed") == 0 {
-        // BFCL's cases and other imported suites: nothing to compare, one line says so.
-        return Ok(
-            "agreement with hand labels: no task has a hand label or a review decision\n".into(),
-        );
-    }
-    let mut out = format!(
-        "agreement with hand labels: {} of {} hand-labeled tasks agree\n",
-        n("agree"),
-        n("labeled")
-    );
-    out.push_str(&format!(
-        "human review decisions: {} task(s), {} changed the automatic label\n",
-        n("reviewed"),
-        n("changed")
-    ));
-    let mut lines = vec![["class", "hand", "auto", "both"].map(String::from).to_vec()];
+    let n =
+        |r: &serde_json::Map<String, Value>, k: &str| r.get(k).and_then(Value::as_i64).unwrap_or(0);
+    let mut out = Agreement {
+        labeled: n(&row, "labeled"),
+        agree: n(&row, "agree"),
+        reviewed: n(&row, "reviewed"),
+        changed: n(&row, "changed"),
+        ..Default::default()
+    };
     let (_, batches) = collect(ctx, "SELECT * FROM agreement_by_class ORDER BY precedence").await?;
     for r in rows_as_json(&batches)? {
-        let s = |k: &str| fmt_value(r.get(k));
-        lines.push(vec![
-            format!("  {}", s("class")),
-            s("hand"),
-            s("auto"),
-            s("both"),
-        ]);
+        out.by_class.push(AgreementClass {
+            class: fmt_value(r.get("class")),
+            hand: n(&r, "hand"),
+            auto: n(&r, "auto"),
+            both: n(&r, "both"),
+        });
     }
-    out.push_str(&align(&lines));
     let mut differs = ctx
         .sql("SELECT * FROM agreement_differences ORDER BY run_id, server, case_id")
         .await?
@@ -321,38 +397,86 @@ pub async fn agreement(ctx: &SessionContext) -> Result<String> {
     while let Some(b) = differs.next().await {
         for r in rows_as_json(&[b?])? {
             let s = |k: &str| fmt_value(r.get(k));
-            out.push_str(&format!(
-                "  differs: {} on {}: auto correct={} grounded={} class={}; hand correct={} grounded={} class={}\n",
-                s("case_id"),
-                s("server"),
-                s("correct"),
-                s("grounded"),
-                s("failure_class"),
-                s("human_correct"),
-                s("human_grounded"),
-                s("human_failure_class"),
-            ));
+            out.differences.push(Difference {
+                case_id: s("case_id"),
+                server: s("server"),
+                auto: [s("correct"), s("grounded"), s("failure_class")],
+                hand: [
+                    s("human_correct"),
+                    s("human_grounded"),
+                    s("human_failure_class"),
+                ],
+            });
         }
     }
     Ok(out)
 }
 
-/// What the report's servers are not scored on and why (queries/not_scored.sql): one
-/// line per server and figure, empty when everything is scored.
-pub async fn not_scored(ctx: &SessionContext) -> Result<String> {
+/// `agreement_rows` as the terminal shows it.
+pub async fn agreement(ctx: &SessionContext) -> Result<String> {
+    let a = agreement_rows(ctx).await?;
+    if a.labeled == 0 && a.reviewed == 0 {
+        // BFCL's cases and other imported suites: nothing to compare, one line says so.
+        return Ok(
+            "agreement with hand labels: no task has a hand label or a review decision\n".into(),
+        );
+    }
+    let mut out = format!(
+        "agreement with hand labels: {} of {} hand-labeled tasks agree\n",
+        a.agree, a.labeled
+    );
+    out.push_str(&format!(
+        "human review decisions: {} task(s), {} changed the automatic label\n",
+        a.reviewed, a.changed
+    ));
+    let mut lines = vec![["class", "hand", "auto", "both"].map(String::from).to_vec()];
+    for c in &a.by_class {
+        lines.push(vec![
+            format!("  {}", c.class),
+            c.hand.to_string(),
+            c.auto.to_string(),
+            c.both.to_string(),
+        ]);
+    }
+    out.push_str(&align(&lines));
+    for d in &a.differences {
+        out.push_str(&format!(
+            "  differs: {} on {}: auto correct={} grounded={} class={}; hand correct={} grounded={} class={}\n",
+            d.case_id, d.server, d.auto[0], d.auto[1], d.auto[2], d.hand[0], d.hand[1], d.hand[2],
+        ));
+    }
+    Ok(out)
+}
+
+/// The `not_scored` view's rows, in (server, figure) order.
+pub async fn not_scored_rows(ctx: &SessionContext) -> Result<Vec<NotScoredNote>> {
     let (_, batches) = collect(ctx, "SELECT * FROM not_scored ORDER BY server, figure").await?;
     Ok(rows_as_json(&batches)?
         .iter()
         .map(|r| {
-            let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("?");
+            let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
             let n = |k: &str| r.get(k).and_then(Value::as_i64).unwrap_or(0);
+            NotScoredNote {
+                server: s("server"),
+                figure: s("figure"),
+                tasks: n("tasks"),
+                of_tasks: n("of_tasks"),
+                reason: s("reason"),
+            }
+        })
+        .collect())
+}
+
+/// `not_scored_rows` as the terminal shows them: a line each, empty when everything is
+/// scored.
+pub async fn not_scored(ctx: &SessionContext) -> Result<String> {
+    Ok(not_scored_rows(ctx)
+        .await?
+        .iter()
+        .map(|r| {
             format!(
                 "not scored on {}: {} in {} of {} task(s): {}\n",
-                s("server"),
-                s("figure"),
-                n("tasks"),
-                n("of_tasks"),
-                s("reason")
+                r.server, r.figure, r.tasks, r.of_tasks, r.reason
             )
         })
         .collect())

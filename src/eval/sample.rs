@@ -105,7 +105,7 @@ pub fn allocate(strata: &[(String, usize, f64)], n: usize) -> Vec<usize> {
 
 /// The order traces are taken in within a stratum.
 pub fn order_key(seed: u64, run_id: &str, server: &str, trace_id: &str) -> String {
-    groundcheck_udfs::drift::short_hash(&format!(
+    groundcheck_udfs::changes::short_hash(&format!(
         "{seed}\u{1f}{run_id}\u{1f}{server}\u{1f}{trace_id}"
     ))
 }

@@ -9,7 +9,7 @@ use object_store::ObjectStoreExt;
 use serde_json::{Map, Value};
 
 use crate::engine::query::{collect, rows_as_json};
-use crate::engine::session::Format;
+use crate::engine::session::TableFormat;
 use crate::error::{Error, Result};
 use crate::output::write_atomic;
 
@@ -116,7 +116,7 @@ async fn case_lines(session: &crate::Session, ids: &BTreeSet<String>) -> Result<
     let Some(source) = session.sources.iter().find(|s| s.spec.name == "cases") else {
         return Ok(None);
     };
-    if source.format != Some(Format::Jsonl) {
+    if source.format != Some(TableFormat::Jsonl) {
         return Ok(None);
     }
     let mut out = String::new();

@@ -22,7 +22,8 @@ use crate::error::Error;
 use crate::model::TableSpec;
 
 /// What to do with a line that does not fit the table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum OnBadLine {
     /// Stop with an error naming file, line and field.
     #[default]

@@ -325,21 +325,21 @@ pub async fn run(canaries: &[Canary], o: &RunOptions) -> Result<Run> {
         step(1, "tool_call", json!({"arguments": c.arguments}));
         let params = rmcp::model::CallToolRequestParams::new(c.tool.clone())
             .with_arguments(c.arguments.clone());
-        let (is_error, result) = match tokio::time::timeout(o.timeout, client.call_tool(params))
-            .await
-        {
-            Ok(Ok(r)) => {
-                let v = serde_json::to_value(&r)
-                    .map_err(|e| Error::Input(format!("{}: tools/call result: {e}", o.source)))?;
-                let is_error = v.get("isError").and_then(Value::as_bool).unwrap_or(false);
-                (is_error, crate::input::import::mcp_result::value(&v))
-            }
-            Ok(Err(e)) => (true, json!({"error": e.to_string()})),
-            Err(_) => (
-                true,
-                json!({"error": format!("no answer within {:?}", o.timeout)}),
-            ),
-        };
+        let (is_error, result) =
+            match tokio::time::timeout(o.timeout, client.call_tool(params)).await {
+                Ok(Ok(r)) => {
+                    let v = serde_json::to_value(&r).map_err(|e| {
+                        Error::Upstream(format!("{}: tools/call result: {e}", o.source))
+                    })?;
+                    let is_error = v.get("isError").and_then(Value::as_bool).unwrap_or(false);
+                    (is_error, crate::input::import::mcp_result::value(&v))
+                }
+                Ok(Err(e)) => (true, json!({"error": e.to_string()})),
+                Err(_) => (
+                    true,
+                    json!({"error": format!("no answer within {:?}", o.timeout)}),
+                ),
+            };
         step(
             2,
             "tool_result",

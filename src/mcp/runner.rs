@@ -247,7 +247,7 @@ pub async fn run_case(opts: &Options, case: &Case) -> Result<Outcome> {
     std::fs::create_dir_all(&dir)
         .map_err(|e| Error::Input(format!("cannot create {}: {e}", dir.display())))?;
     let exe = std::env::current_exe()
-        .map_err(|e| Error::Input(format!("cannot find the groundcheck binary: {e}")))?;
+        .map_err(|e| Error::Bug(format!("cannot find the groundcheck binary: {e}")))?;
     let mut argv: Vec<String> = vec![
         exe.display().to_string(),
         "gateway".into(),
@@ -313,7 +313,7 @@ pub async fn run_case(opts: &Options, case: &Case) -> Result<Outcome> {
     }
     let mut child = cmd
         .spawn()
-        .map_err(|e| Error::Input(format!("cannot start the agent `{}`: {e}", opts.agent)))?;
+        .map_err(|e| Error::Config(format!("cannot start the agent `{}`: {e}", opts.agent)))?;
     let pid = child.id();
     if let Some(mut stdin) = child.stdin.take() {
         // An agent that ignores stdin may close it early: that is not an error.

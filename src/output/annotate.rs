@@ -102,7 +102,7 @@ async fn post_phoenix(
                 .body(body.to_string())
                 .send()
                 .await
-                .map_err(|e| Error::Input(format!("cannot reach Phoenix at {base}: {e}")))?;
+                .map_err(|e| Error::Upstream(format!("cannot reach Phoenix at {base}: {e}")))?;
             let status = r.status();
             let text = r.text().await.unwrap_or_default();
             if status.is_success() {
@@ -116,7 +116,7 @@ async fn post_phoenix(
                 lacking.extend(missing);
                 continue;
             }
-            return Err(Error::Input(format!(
+            return Err(Error::Upstream(format!(
                 "Phoenix at {base} refused the {kind} annotations: HTTP {status}: {}",
                 text.chars().take(500).collect::<String>()
             )));
@@ -225,13 +225,13 @@ async fn assess_trace(
         let r = req
             .send()
             .await
-            .map_err(|e| Error::Input(format!("cannot reach MLflow at {base}: {e}")))?;
+            .map_err(|e| Error::Upstream(format!("cannot reach MLflow at {base}: {e}")))?;
         let status = r.status();
         let text = r.text().await.unwrap_or_default();
         Ok::<_, Error>((status, text))
     };
     let refused = |what: &str, status: reqwest::StatusCode, text: &str| {
-        Error::Input(format!(
+        Error::Upstream(format!(
             "MLflow at {base} refused {what} of trace {trace}: HTTP {status}: {}",
             text.chars().take(300).collect::<String>()
         ))
@@ -257,7 +257,7 @@ async fn assess_trace(
         return Err(refused("reading", status, &text));
     }
     let info: Value = serde_json::from_str(&text).map_err(|e| {
-        Error::Input(format!(
+        Error::Upstream(format!(
             "MLflow at {base} answered trace {trace} with something other than JSON: {e}"
         ))
     })?;
@@ -485,7 +485,7 @@ pub async fn to_otlp(endpoint: &str, annotations: &[Annotation]) -> Result<Expor
                 Err(e) => e.is_connect() || e.is_timeout(),
             };
             if !again || tries > 3 {
-                break sent.map_err(|e| Error::Input(format!("cannot reach {url}: {e}")))?;
+                break sent.map_err(|e| Error::Upstream(format!("cannot reach {url}: {e}")))?;
             }
             tokio::time::sleep(wait).await;
             wait *= 2;
@@ -493,7 +493,7 @@ pub async fn to_otlp(endpoint: &str, annotations: &[Annotation]) -> Result<Expor
         let status = response.status();
         let bytes = response.bytes().await.unwrap_or_default();
         if !status.is_success() {
-            return Err(Error::Input(format!(
+            return Err(Error::Upstream(format!(
                 "{url} refused the evaluation events: HTTP {status}: {}",
                 String::from_utf8_lossy(&bytes)
                     .chars()
@@ -517,7 +517,7 @@ fn http_client() -> Result<reqwest::Client> {
     reqwest::Client::builder()
         .timeout(std::time::Duration::from_secs(60))
         .build()
-        .map_err(|e| Error::Input(format!("cannot make an HTTP client: {e}")))
+        .map_err(|e| Error::Bug(format!("cannot make an HTTP client: {e}")))
 }
 
 /// The ids in Phoenix's 404 ("Spans with IDs a, b do not exist.", "Traces with IDs …").

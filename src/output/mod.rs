@@ -227,7 +227,7 @@ fn in_parallel<T: Send, R: Send>(
         (mine, other.join())
     });
     let mut odd = odd
-        .map_err(|_| Error::Input("a Parquet column encoder panicked".into()))?
+        .map_err(|_| Error::Bug("a Parquet column encoder panicked".into()))?
         .into_iter();
     // Back in the items' order: even, odd, even, ...
     Ok(even
@@ -302,8 +302,9 @@ impl Rebatcher {
 }
 
 /// How `groundcheck sql` prints a result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum ResultFormat {
     /// An aligned text table.
     Table,
     /// CSV with a header row (nested columns as JSON text).
@@ -318,7 +319,7 @@ pub enum Format {
 /// I/O errors for the caller to treat as a normal end.
 pub fn print_batches(
     out: &mut dyn Write,
-    format: Format,
+    format: ResultFormat,
     schema: &SchemaRef,
     batches: &[RecordBatch],
 ) -> Result<()> {
@@ -355,17 +356,17 @@ impl Write for Watch<'_> {
 
 fn print_to(
     out: &mut dyn Write,
-    format: Format,
+    format: ResultFormat,
     schema: &SchemaRef,
     batches: &[RecordBatch],
 ) -> Result<()> {
     let io = |e: std::io::Error| Error::io("stdout", e);
     match format {
-        Format::Table => {
+        ResultFormat::Table => {
             let text = arrow::util::pretty::pretty_format_batches(batches)?;
             writeln!(out, "{text}").map_err(io)?;
         }
-        Format::Csv => {
+        ResultFormat::Csv => {
             let batches = batches
                 .iter()
                 .map(nested_as_json)
@@ -383,15 +384,15 @@ fn print_to(
                 }
             }
         }
-        Format::Json => {
+        ResultFormat::Json => {
             let mut w = arrow::json::LineDelimitedWriter::new(&mut *out);
             for b in batches {
                 w.write(b)?;
             }
             w.finish()?;
         }
-        Format::Parquet => {
-            return Err(Error::Usage(
+        ResultFormat::Parquet => {
+            return Err(Error::Config(
                 "--format parquet writes a file: give --output FILE".into(),
             ));
         }
@@ -433,7 +434,7 @@ fn nested_as_json(batch: &RecordBatch) -> Result<RecordBatch> {
         let mut w = arrow::json::writer::LineDelimitedWriter::new(&mut buf);
         w.write(&one)?;
         w.finish()?;
-        let text = String::from_utf8(buf).map_err(|e| Error::Input(e.to_string()))?;
+        let text = String::from_utf8(buf).map_err(|e| Error::Bug(e.to_string()))?;
         let values: Vec<Option<String>> = text
             .lines()
             .map(|l| {

@@ -81,7 +81,7 @@ impl Staging {
             chrono::Utc::now().format("%Y%m%dT%H%M%S%f")
         );
         let cannot =
-            |url: &str, e: &dyn std::fmt::Display| Error::Input(format!("cannot write {url}: {e}"));
+            |url: &str, e: object_store::Error| Error::store(format!("cannot write {url}"), e);
         let mut staged = Vec::new();
         for f in &files {
             let rel = f
@@ -95,7 +95,7 @@ impl Staging {
             let bytes = std::fs::read(f).map_err(|e| Error::io(f.display(), e))?;
             if let Err(e) = self.store.put(&tmp, bytes.into()).await {
                 self.remove_stage(&stage).await;
-                return Err(cannot(&url, &e));
+                return Err(cannot(&url, e));
             }
             staged.push((tmp, target, url));
         }
@@ -109,7 +109,7 @@ impl Staging {
             self.remove_stage(&stage).await;
             return Err(cannot(
                 &format!("{}/{}", self.display, crate::output::set::JOURNAL),
-                &e,
+                e,
             ));
         }
         let mut done = Vec::new();
@@ -118,7 +118,7 @@ impl Staging {
             self.store
                 .rename(&tmp, &target)
                 .await
-                .map_err(|e| cannot(&url, &e))?;
+                .map_err(|e| cannot(&url, e))?;
             done.push(url);
         }
         // What the verb removed (a stale rejects.jsonl) goes too, unless it wrote it anew.
@@ -132,13 +132,13 @@ impl Staging {
             let key = self.key(&rel)?;
             match self.store.delete(&key).await {
                 Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
-                Err(e) => return Err(cannot(&format!("{}/{rel}", self.display), &e)),
+                Err(e) => return Err(cannot(&format!("{}/{rel}", self.display), e)),
             }
         }
         self.store.delete(&marker).await.map_err(|e| {
             cannot(
                 &format!("{}/{}", self.display, crate::output::set::JOURNAL),
-                &e,
+                e,
             )
         })?;
         Ok(done)

@@ -36,10 +36,6 @@ pub fn second_signal_exits(what: &'static str) {
     });
 }
 
-/// How long a client may take to send its request headers, or between two pieces of its
-/// request body, before the server gives up on it (the default of `--read-timeout`).
-pub const READ_DEADLINE: Duration = Duration::from_secs(30);
-
 /// Serves `app` over HTTP/1.1 on `listener` until `stop` resolves, then lets the open
 /// connections finish their requests within [`GRACE`]; returns how many were still open
 /// and cut. Unlike `axum::serve` (which sets no timer), a client cannot hold a connection

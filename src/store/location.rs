@@ -56,13 +56,13 @@ impl Location {
         let (base, glob) = split_glob(s);
         let glob = glob
             .map(|g| {
-                glob::Pattern::new(g).map_err(|e| Error::Usage(format!("bad glob in {s}: {e}")))
+                glob::Pattern::new(g).map_err(|e| Error::Config(format!("bad glob in {s}: {e}")))
             })
             .transpose()?;
         if let Some(rest) = base.strip_prefix("s3://") {
             let (bucket, key) = rest.split_once('/').unwrap_or((rest, ""));
             if bucket.is_empty() {
-                return Err(Error::Usage(format!("{s}: no bucket name")));
+                return Err(Error::Config(format!("{s}: no bucket name")));
             }
             let store_url = ObjectStoreUrl::parse(format!("s3://{bucket}"))?;
             return Ok(Self {
@@ -72,14 +72,14 @@ impl Location {
             });
         }
         if base.contains("://") {
-            return Err(Error::Usage(format!(
+            return Err(Error::Config(format!(
                 "{s}: only local paths and s3:// are supported"
             )));
         }
         let base = if base.is_empty() { "." } else { base };
         let abs = lexical(&std::path::absolute(base).map_err(|e| Error::io(base, e))?);
         let prefix = Path::from_absolute_path(&abs)
-            .map_err(|e| Error::Usage(format!("{}: {e}", abs.display())))?;
+            .map_err(|e| Error::Config(format!("{}: {e}", abs.display())))?;
         Ok(Self {
             store_url: ObjectStoreUrl::local_filesystem(),
             prefix,
@@ -167,9 +167,7 @@ impl Location {
             })
             .try_collect()
             .await
-            .map_err(|e| {
-                Error::Input(format!("cannot list {}: {e}", self.display(&self.prefix)))
-            })?;
+            .map_err(|e| Error::store(format!("cannot list {}", self.display(&self.prefix)), e))?;
         out.sort_by(|a, b| a.location.cmp(&b.location));
         Ok(out.into_iter().map(|m| self.listed(m)).collect())
     }

@@ -83,7 +83,7 @@ impl ObjectStoreRegistry for S3Registry {
             .with_bucket_name(bucket)
             .with_retry(retry)
             .build()
-            .map_err(|e| Error::Input(format!("s3://{bucket}: {e}")))?;
+            .map_err(|e| Error::Config(format!("s3://{bucket}: {e}")))?;
         let store: Arc<dyn ObjectStore> = Arc::new(store);
         let key = Url::parse(&store_key(url)).map_err(|e| Error::Input(e.to_string()))?;
         self.inner.register_store(&key, store.clone());

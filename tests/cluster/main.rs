@@ -460,7 +460,8 @@ fn an_unreachable_scheduler_is_one_sentence() {
             "SELECT 1",
         ],
     );
-    assert_eq!(r.code, 2, "{}", r.stderr);
+    // The cluster is upstream: exit 3.
+    assert_eq!(r.code, 3, "{}", r.stderr);
     assert_eq!(
         r.stderr.trim_end(),
         "error: cannot reach the Ballista scheduler at 127.0.0.1:1: Connection refused \
@@ -512,7 +513,7 @@ fn a_frozen_cluster_ends_the_verb_with_a_sentence() {
     unsafe {
         libc::kill(-pid, libc::SIGCONT);
     }
-    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert_eq!(status.code(), Some(3), "{stderr}");
     let said = stderr.trim_end();
     assert!(
         said.lines().count() == 1

@@ -219,3 +219,189 @@ fn the_cli_parses_flags_and_prints() {
     }
     assert!(found.is_empty(), "work done in the CLI: {found:#?}");
 }
+
+/// docs/architecture.md matches the tree: every file path it names exists, and every
+/// module path (`eval::page::plots`, `input::import::{read_files, write}`) names a module
+/// of the library, or items defined in one.
+#[test]
+fn docs_architecture_md_names_what_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/architecture.md")).unwrap();
+    let mut missing = Vec::new();
+    let is_path = |c: char| c.is_ascii_alphanumeric() || "_-./*".contains(c);
+    for (i, _) in doc.match_indices(['s', 'u', 'q']) {
+        let rest = &doc[i..];
+        let starts = ["src/", "udfs/", "queries/"]
+            .iter()
+            .any(|p| rest.starts_with(p));
+        let before = doc[..i].chars().last();
+        if !starts || before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '/') {
+            continue;
+        }
+        let path: String = rest.chars().take_while(|&c| is_path(c)).collect();
+        let path = path.trim_end_matches(['.', '/', '*']);
+        if path.contains('*') {
+            continue;
+        }
+        if !root.join(path).exists() {
+            missing.push(path.to_string());
+        }
+    }
+    let mods = modules(&root.join("src"));
+    let code_of = |m: &str| mods.get(m).map(|(_, code)| code.as_str());
+    for quoted in doc.split('`').skip(1).step_by(2) {
+        if !quoted.contains("::") || quoted.contains(' ') && !quoted.contains('{') {
+            continue;
+        }
+        let quoted = quoted.trim_end_matches("()");
+        let (head, items) = match quoted.split_once("::{") {
+            Some((h, rest)) => (
+                h.to_string(),
+                rest.trim_end_matches('}')
+                    .split(',')
+                    .map(|s| s.trim().to_string())
+                    .collect::<Vec<_>>(),
+            ),
+            None => (quoted.to_string(), Vec::new()),
+        };
+        let segs: Vec<&str> = head.split("::").collect();
+        if !segs[0].chars().all(|c| c.is_ascii_lowercase() || c == '_')
+            || ![
+                "input", "engine", "eval", "drift", "output", "store", "mcp", "synth", "error",
+                "model", "cli",
+            ]
+            .contains(&segs[0])
+        {
+            continue;
+        }
+        if segs[0] == "cli" {
+            // The binary's modules: the longest prefix that is a file, then its items.
+            let file = (1..=segs.len()).rev().find_map(|k| {
+                let f = root
+                    .join("src")
+                    .join(segs[..k].join("/"))
+                    .with_extension("rs");
+                f.exists().then_some((k, f))
+            });
+            let ok = file.is_some_and(|(k, f)| {
+                let t = std::fs::read_to_string(f).unwrap();
+                segs[k..].len() <= 1
+                    && segs[k..]
+                        .iter()
+                        .map(|s| s.to_string())
+                        .chain(items.iter().cloned())
+                        .all(|i| {
+                            t.contains(&format!("fn {i}")) || t.contains(&format!("struct {i}"))
+                        })
+            });
+            if !ok {
+                missing.push(quoted.to_string());
+            }
+            continue;
+        }
+        // The longest prefix that is a module; what follows is an item defined in it.
+        let k = (1..=segs.len())
+            .rev()
+            .find(|&k| mods.contains_key(&segs[..k].join("::")))
+            .unwrap_or(0);
+        let module = segs[..k].join("::");
+        let defined = |item: &str| {
+            code_of(&module).is_some_and(|c| {
+                [
+                    "fn ", "struct ", "enum ", "const ", "mod ", "trait ", "type ",
+                ]
+                .iter()
+                .any(|kw| c.contains(&format!("{kw}{item}")))
+            })
+        };
+        let tail: Vec<String> = segs[k..].iter().map(|s| s.to_string()).collect();
+        let ok = k > 0
+            && tail.len() <= 1
+            && tail
+                .iter()
+                .chain(&items)
+                .all(|i| defined(i) || mods.contains_key(&format!("{module}::{i}")));
+        if !ok {
+            missing.push(quoted.to_string());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "docs/architecture.md names what is not there: {missing:?}"
+    );
+}
+
+/// A comment that names a file names one that exists (from the repository's root, or its
+/// crate's): comments outlived their paths three times before this test.
+#[test]
+fn paths_named_in_comments_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    fn rs_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            if p.is_dir() && name != "node_modules" && name != "target" && !name.starts_with('.') {
+                rs_files(&p, out);
+            } else if name.ends_with(".rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    for d in ["src", "udfs", "tests", "python/src"] {
+        rs_files(&root.join(d), &mut files);
+    }
+    let tops = [
+        "src/",
+        "udfs/",
+        "queries/",
+        "docs/",
+        "tests/",
+        "benches/",
+        "scripts/",
+        "datasets/",
+        "python/",
+    ];
+    let mut missing = Vec::new();
+    for f in &files {
+        let crate_dir = if f.starts_with(root.join("udfs")) {
+            root.join("udfs")
+        } else {
+            root.to_path_buf()
+        };
+        for (n, line) in std::fs::read_to_string(f).unwrap().lines().enumerate() {
+            let Some(at) = line.find("//") else { continue };
+            let comment = &line[at..];
+            for (i, _) in comment.char_indices() {
+                let rest = &comment[i..];
+                let before = comment[..i].chars().last();
+                if !tops.iter().any(|t| rest.starts_with(t))
+                    || before.is_some_and(|c| c.is_ascii_alphanumeric() || "/._-".contains(c))
+                {
+                    continue;
+                }
+                let path: String = rest
+                    .chars()
+                    .take_while(|&c| c.is_ascii_alphanumeric() || "_-./*".contains(c))
+                    .collect();
+                let path = path.trim_end_matches(['.', '/']);
+                // Globs, and the examples a doc comment gives (`tests/fixtures/x`).
+                let last = path.rsplit('/').next().unwrap_or("");
+                if path.contains('*') || last == "x" || last.starts_with("x.") {
+                    continue;
+                }
+                if !root.join(path).exists() && !crate_dir.join(path).exists() {
+                    missing.push(format!(
+                        "{}:{}: {path}",
+                        f.strip_prefix(root).unwrap().display(),
+                        n + 1
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "comments name paths that do not exist: {missing:#?}"
+    );
+}

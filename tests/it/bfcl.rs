@@ -158,7 +158,9 @@ fn bfcl_import_reads_both_result_styles_and_names_bad_lines() {
     let report = ok(d, &["report", "--data", "p", "--out", "r", "--html"]);
     let page = std::fs::read_to_string(d.join("r/report.html")).unwrap();
     assert!(
-        page.contains("data-not-scored>not scored on fc: grounding in 2 of 2 task(s)"),
+        page.contains(
+            "data-not-scored=\"fc/grounding\">not scored on fc: grounding in 2 of 2 task(s)"
+        ),
         "the page says it too"
     );
     let lines: Vec<&str> = report.lines().collect();

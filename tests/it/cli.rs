@@ -329,21 +329,27 @@ fn a_closed_pipe_is_not_an_error() {
     );
 }
 
+/// A user's SQL that does not plan is theirs to fix (exit 2), never "a bug in
+/// groundcheck" (exit 4): whether it fails while parsing, resolving names or coercing
+/// types, which DataFusion does in three different steps.
 #[test]
 fn sql_errors_exit_2() {
     let tmp = tempfile::tempdir().unwrap();
     let d = demo();
-    let r = run(
-        tmp.path(),
-        &[
-            "sql",
-            "--data",
-            d.to_str().unwrap(),
-            "SELECT nope FROM cases",
-        ],
-    );
-    assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("nope"), "{}", r.stderr);
+    for (stmt, said) in [
+        ("SELECT nope FROM cases", "nope"),
+        ("SELEC 1", "cannot parse the SQL"),
+        (
+            "SELECT case_id FROM labels WHERE failure_evidence LIKE '%x%'",
+            "LIKE",
+        ),
+        ("SELECT failures_by_class['nope'] FROM report", "nope"),
+    ] {
+        let r = run(tmp.path(), &["sql", "--data", d.to_str().unwrap(), stmt]);
+        assert_eq!(r.code, 2, "{stmt}: {}", r.stderr);
+        assert!(r.stderr.contains(said), "{stmt}: {}", r.stderr);
+        assert!(!r.stderr.contains("bug"), "{stmt}: {}", r.stderr);
+    }
 }
 
 #[test]
@@ -458,6 +464,22 @@ fn docs_functions_md_is_generated_and_every_function_has_an_slt_file() {
             refused,
             "{}: no error record in tests/slt/udfs shows what it refuses",
             f.name()
+        );
+    }
+}
+
+/// Each query .slt shows what its views refuse (a `query error` record): the misuse an
+/// analyst is likely to try (a list compared as a string, a made-up struct field, a time
+/// that is no timestamp), with the words DataFusion answers.
+#[test]
+fn every_query_slt_shows_a_refusal() {
+    for p in walk(&root().join("tests/slt/queries")) {
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("query error") || l.starts_with("statement error")),
+            "{}: no `query error` record shows what its views refuse",
+            p.display()
         );
     }
 }

@@ -305,7 +305,7 @@ fn trends_mark_the_tool_changes_between_reports() {
     let snaps = format!("tool_snapshots={}", fx.join("snapshots").display());
     report_html(&out, &["--table", &history, "--table", &snaps]);
     let facts = browse(&out.join("report.html"), &artifacts("trends"), &[]);
-    // The fixture's history (queries/trends.slt): grounding_recall 0.9, 0.7, 0.72 on the
+    // The fixture's history (tests/slt/queries/trends.slt): grounding_recall 0.9, 0.7, 0.72 on the
     // docs server, the search tool renamed between the first two.
     let t = plot(&facts, "trend-grounding-recall");
     assert!(

@@ -543,9 +543,9 @@ fn calls_come_from_the_model_messages_when_tool_spans_are_missing() {
 /// process. The property: an error or steps, never a panic. On the runtime's 32 MiB stack.
 #[test]
 fn importers_never_panic_on_mutated_real_traces() {
-    use groundcheck::input::import::{Format, Input, Options, import};
+    use groundcheck::input::import::{Options, TraceFile, TraceFormat, import};
     let base = root().join("tests/fixtures/import/captured");
-    let mut seeds: Vec<(Format, String, Vec<u8>)> = Vec::new();
+    let mut seeds: Vec<(TraceFormat, String, Vec<u8>)> = Vec::new();
     for dir in std::fs::read_dir(&base).unwrap() {
         let dir = dir.unwrap().path();
         for f in std::fs::read_dir(&dir).unwrap() {
@@ -564,11 +564,11 @@ fn importers_never_panic_on_mutated_real_traces() {
                 bytes = out;
             }
             let format = if name.starts_with("phoenix-") {
-                Format::Phoenix
+                TraceFormat::Phoenix
             } else if name.starts_with("mlflow-") {
-                Format::Mlflow
+                TraceFormat::Mlflow
             } else {
-                Format::Otlp
+                TraceFormat::Otlp
             };
             // Keep the run short: the first 64 KiB of each sample.
             bytes.truncate(64 << 10);
@@ -577,7 +577,7 @@ fn importers_never_panic_on_mutated_real_traces() {
     }
     // An MCP JSON-RPC message log, as the gateway writes it.
     seeds.push((
-        Format::McpLog,
+        TraceFormat::McpLog,
         "mcp-log.jsonl".into(),
         std::fs::read(root().join("tests/fixtures/import/mcp-log.jsonl")).unwrap(),
     ));
@@ -606,7 +606,7 @@ fn importers_never_panic_on_mutated_real_traces() {
             for i in 0..rounds {
                 let (format, name, seed) = &seeds[m.below(seeds.len())];
                 let b = m.mutate(seed, TOKENS, 256, 64);
-                let input = Input {
+                let input = TraceFile {
                     display: name.clone(),
                     bytes: b,
                 };

@@ -414,7 +414,8 @@ fn s3_server_dying_mid_upload_leaves_the_earlier_set_whole() {
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        // A connection cut mid-upload is the store's failure: exit 3.
+        assert_eq!(out.status.code(), Some(3), "{stderr}");
         assert!(stderr.contains(&format!("cannot write {url}/")), "{stderr}");
         assert_eq!(
             stderr.lines().filter(|l| l.starts_with("error:")).count(),

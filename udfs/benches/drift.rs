@@ -7,7 +7,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use groundcheck_udfs::drift::{Tool, diff};
+use groundcheck_udfs::changes::{Tool, diff};
 use groundcheck_udfs::validate_args::validate;
 use serde_json::json;
 

@@ -6,8 +6,8 @@
 //! state is a memo of results for repeated inputs, which never changes an answer.
 
 pub mod answer_correct;
+pub mod changes;
 pub mod common;
-pub mod drift;
 pub mod has_term;
 pub mod policy_violations;
 pub mod predicate_match;

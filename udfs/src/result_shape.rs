@@ -39,7 +39,7 @@ pub fn shape(v: &Value) -> Value {
 }
 
 pub fn shape_hash(v: &Value) -> String {
-    crate::drift::short_hash(&shape(v).to_string())
+    crate::changes::short_hash(&shape(v).to_string())
 }
 
 /// Records in a result.

@@ -17,8 +17,8 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
 };
 
+use crate::changes::{Severity, semver};
 use crate::common::{Strings, arrays, check_args, doc_section};
-use crate::drift::{Severity, semver};
 
 #[derive(Debug, PartialEq, Eq, Hash, Clone, Copy)]
 enum Kind {

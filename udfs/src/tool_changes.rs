@@ -1,5 +1,5 @@
 //! `tool_changes(old_tools, new_tools)`: every classified change between two snapshots of
-//! one server's tools (seed 002's diff, rules in `drift::rules`).
+//! one server's tools (seed 002's diff, rules in `changes::rules`).
 //!
 //! Each argument is either a tools/list result as JSON text (`{"tools": [...]}` or a bare
 //! array), or a list of structs with the `tool_snapshots` columns (`tool` or `name`,
@@ -21,8 +21,8 @@ use datafusion::logical_expr::{
 };
 use serde_json::Value;
 
+use crate::changes::{self, Change, Tool};
 use crate::common::{Strings, arrays, doc_section, is_string};
-use crate::drift::{self, Change, Tool};
 
 crate::make_udf!(
     ToolChanges,
@@ -154,7 +154,7 @@ fn side(a: &ArrayRef, i: usize) -> Result<Option<std::result::Result<Vec<Tool>, 
         _ => Strings::new(a)?.get(i).map(|t| {
             serde_json::from_str::<Value>(t)
                 .map_err(|e| format!("not JSON: {e}"))
-                .and_then(|v| drift::tools_from_json(&v))
+                .and_then(|v| changes::tools_from_json(&v))
         }),
     })
 }
@@ -195,7 +195,7 @@ impl ScalarUDFImpl for ToolChanges {
                 continue;
             };
             let changes = match (old, new) {
-                (Ok(o), Ok(n)) => drift::diff(&o, &n),
+                (Ok(o), Ok(n)) => changes::diff(&o, &n),
                 (Err(e), _) | (_, Err(e)) => vec![Change::new(
                     "tool-schema-unreadable",
                     "",

@@ -79,7 +79,7 @@ pub fn validate(schema_text: &str, args_text: &str, strict: bool) -> Vec<String>
         for key in given.keys().filter(|k| !props.contains(k)) {
             let best = unused
                 .iter()
-                .map(|p| (crate::drift::name_similarity(key, p), *p))
+                .map(|p| (crate::changes::name_similarity(key, p), *p))
                 .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)));
             out.push(match best {
                 Some((score, p)) if score >= 0.8 => {

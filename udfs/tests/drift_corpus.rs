@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use groundcheck_udfs::drift::{self, Action, tools_from_json};
+use groundcheck_udfs::changes::{self, Action, tools_from_json};
 
 fn corpus() -> PathBuf {
     PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap())
@@ -22,14 +22,14 @@ fn capture(server: &str, version: &str) -> serde_json::Value {
 
 /// Tools, and the rest of the surface (prompts, resources, templates, instructions,
 /// capabilities) as `groundcheck drift` compares two captures.
-fn all_changes(server: &str, old: &str, new: &str) -> Vec<drift::Change> {
+fn all_changes(server: &str, old: &str, new: &str) -> Vec<changes::Change> {
     let (a, b) = (capture(server, old), capture(server, new));
-    let mut out = drift::diff(&tools_from_json(&a).unwrap(), &tools_from_json(&b).unwrap());
+    let mut out = changes::diff(&tools_from_json(&a).unwrap(), &tools_from_json(&b).unwrap());
     let (sa, sb) = (
-        drift::surface::Surface::from_json(&a).unwrap(),
-        drift::surface::Surface::from_json(&b).unwrap(),
+        changes::surface::Surface::from_json(&a).unwrap(),
+        changes::surface::Surface::from_json(&b).unwrap(),
     );
-    out.extend(drift::surface::diff(&sa, &sb));
+    out.extend(changes::surface::diff(&sa, &sb));
     out
 }
 
@@ -139,23 +139,23 @@ fn version_key(v: &str) -> (semver::Version, String) {
 fn strings(capture: &serde_json::Value) -> std::collections::BTreeSet<(String, String)> {
     let mut out = std::collections::BTreeSet::new();
     for t in tools_from_json(capture).unwrap() {
-        for (path, _, text) in drift::text::model_strings(&t) {
+        for (path, _, text) in changes::text::model_strings(&t) {
             out.insert((format!("{}{path}", t.name), text));
         }
     }
-    if let Some(s) = drift::surface::Surface::from_json(capture) {
-        out.extend(drift::surface::model_strings(&s));
+    if let Some(s) = changes::surface::Surface::from_json(capture) {
+        out.extend(changes::surface::model_strings(&s));
     }
     out
 }
 
-fn review_changes(a: Option<&serde_json::Value>, b: &serde_json::Value) -> Vec<drift::Change> {
+fn review_changes(a: Option<&serde_json::Value>, b: &serde_json::Value) -> Vec<changes::Change> {
     let empty = serde_json::json!({"tools": []});
     let a = a.unwrap_or(&empty);
-    let mut out = drift::diff(&tools_from_json(a).unwrap(), &tools_from_json(b).unwrap());
-    let sa = drift::surface::Surface::from_json(a).unwrap_or_default();
-    if let Some(sb) = drift::surface::Surface::from_json(b) {
-        out.extend(drift::surface::diff(&sa, &sb));
+    let mut out = changes::diff(&tools_from_json(a).unwrap(), &tools_from_json(b).unwrap());
+    let sa = changes::surface::Surface::from_json(a).unwrap_or_default();
+    if let Some(sb) = changes::surface::Surface::from_json(b) {
+        out.extend(changes::surface::diff(&sa, &sb));
     }
     out.retain(|c| c.rule == "text-suspicious" || c.rule == "text-instruction");
     out

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use groundcheck_udfs::drift::{self, RULES, Tool};
+use groundcheck_udfs::changes::{self, RULES, Tool};
 use serde_json::{Value, json};
 
 fn tool(v: Value) -> Tool {
@@ -13,243 +13,298 @@ fn tool(v: Value) -> Tool {
 }
 
 fn ids(old: &[Tool], new: &[Tool]) -> Vec<String> {
-    drift::diff(old, new).into_iter().map(|c| c.rule).collect()
+    changes::diff(old, new)
+        .into_iter()
+        .map(|c| c.rule)
+        .collect()
 }
 
-/// (expected rule suffixes, old schema, new schema)
-fn schema_cases() -> Vec<(Vec<&'static str>, Value, Value)> {
+/// (expected rules on inputSchema and on outputSchema, old schema, new schema)
+fn schema_cases() -> Vec<(Vec<[&'static str; 2]>, Value, Value)> {
     let q = json!({"type": "string", "description": "Search query"});
     let mut cases = vec![
         (
-            vec!["property-added-required"],
+            vec![[
+                "input-property-added-required",
+                "output-property-added-required",
+            ]],
             json!({"type": "object", "properties": {"q": q}, "required": ["q"]}),
             json!({"type": "object", "properties": {"q": q, "limit": {"type": "integer"}}, "required": ["q", "limit"]}),
         ),
         (
-            vec!["property-added-optional"],
+            vec![[
+                "input-property-added-optional",
+                "output-property-added-optional",
+            ]],
             json!({"type": "object", "properties": {"q": q}}),
             json!({"type": "object", "properties": {"q": q, "limit": {"type": "integer"}}}),
         ),
         (
-            vec!["property-removed-required"],
+            vec![[
+                "input-property-removed-required",
+                "output-property-removed-required",
+            ]],
             json!({"type": "object", "properties": {"q": q, "page": {"type": "integer"}}, "required": ["q", "page"]}),
             json!({"type": "object", "properties": {"q": q}, "required": ["q"]}),
         ),
         // Closed objects: an old call that still sends `page` is rejected, loudly.
         (
-            vec!["property-removed-optional"],
+            vec![[
+                "input-property-removed-optional",
+                "output-property-removed-optional",
+            ]],
             json!({"type": "object", "properties": {"q": q, "page": {"type": "integer"}}, "additionalProperties": false}),
             json!({"type": "object", "properties": {"q": q}, "additionalProperties": false}),
         ),
         // Seed 002's first flavour: query renamed to search_query.
         (
-            vec!["property-likely-renamed"],
+            vec![[
+                "input-property-likely-renamed",
+                "output-property-likely-renamed",
+            ]],
             json!({"type": "object", "properties": {"query": q, "max_results": {"type": "number"}}, "required": ["query"]}),
             json!({"type": "object", "properties": {"search_query": q, "max_results": {"type": "number"}}, "required": ["search_query"]}),
         ),
         (
-            vec!["property-became-required"],
+            vec![[
+                "input-property-became-required",
+                "output-property-became-required",
+            ]],
             json!({"type": "object", "properties": {"q": q}}),
             json!({"type": "object", "properties": {"q": q}, "required": ["q"]}),
         ),
         (
-            vec!["property-became-optional"],
+            vec![[
+                "input-property-became-optional",
+                "output-property-became-optional",
+            ]],
             json!({"type": "object", "properties": {"q": q}, "required": ["q"]}),
             json!({"type": "object", "properties": {"q": q}}),
         ),
         (
-            vec!["property-deprecated"],
+            vec![["input-property-deprecated", "output-property-deprecated"]],
             json!({"type": "string"}),
             json!({"type": "string", "deprecated": true}),
         ),
         // Seed 002's second flavour.
         (
-            vec!["type-changed"],
+            vec![["input-type-changed", "output-type-changed"]],
             json!({"type": "string"}),
             json!({"type": "number"}),
         ),
         (
-            vec!["type-widened"],
+            vec![["input-type-widened", "output-type-widened"]],
             json!({"type": "integer"}),
             json!({"type": "number"}),
         ),
         (
-            vec!["type-narrowed"],
+            vec![["input-type-narrowed", "output-type-narrowed"]],
             json!({"type": "number"}),
             json!({"type": "integer"}),
         ),
         (
-            vec!["type-widened"],
+            vec![["input-type-widened", "output-type-widened"]],
             json!({"type": "string"}),
             json!({"type": ["string", "integer"]}),
         ),
-        (vec!["type-narrowed"], json!({}), json!({"type": "string"})),
         (
-            vec!["nullable-added"],
+            vec![["input-type-narrowed", "output-type-narrowed"]],
+            json!({}),
+            json!({"type": "string"}),
+        ),
+        (
+            vec![["input-nullable-added", "output-nullable-added"]],
             json!({"type": "string"}),
             json!({"type": ["string", "null"]}),
         ),
         (
-            vec!["nullable-removed"],
+            vec![["input-nullable-removed", "output-nullable-removed"]],
             json!({"type": "string", "nullable": true}),
             json!({"type": "string"}),
         ),
         (
-            vec!["enum-value-added"],
+            vec![["input-enum-value-added", "output-enum-value-added"]],
             json!({"type": "string", "enum": ["a", "b"]}),
             json!({"type": "string", "enum": ["a", "b", "c"]}),
         ),
         (
-            vec!["enum-value-removed"],
+            vec![["input-enum-value-removed", "output-enum-value-removed"]],
             json!({"type": "string", "enum": ["a", "b"]}),
             json!({"type": "string", "enum": ["a"]}),
         ),
         (
-            vec!["enum-introduced"],
+            vec![["input-enum-introduced", "output-enum-introduced"]],
             json!({"type": "string"}),
             json!({"type": "string", "enum": ["a"]}),
         ),
         (
-            vec!["enum-dropped"],
+            vec![["input-enum-dropped", "output-enum-dropped"]],
             json!({"type": "string", "enum": ["a"]}),
             json!({"type": "string"}),
         ),
         (
-            vec!["const-set"],
+            vec![["input-const-set", "output-const-set"]],
             json!({"type": "string"}),
             json!({"type": "string", "const": "a"}),
         ),
         (
-            vec!["const-changed"],
+            vec![["input-const-changed", "output-const-changed"]],
             json!({"const": "a"}),
             json!({"const": "b"}),
         ),
-        (vec!["const-removed"], json!({"const": "a"}), json!({})),
         (
-            vec!["multiple-of-changed"],
+            vec![["input-const-removed", "output-const-removed"]],
+            json!({"const": "a"}),
+            json!({}),
+        ),
+        (
+            vec![["input-multiple-of-changed", "output-multiple-of-changed"]],
             json!({"type": "number", "multipleOf": 2}),
             json!({"type": "number", "multipleOf": 3}),
         ),
         (
-            vec!["unique-items-set"],
+            vec![["input-unique-items-set", "output-unique-items-set"]],
             json!({"type": "array"}),
             json!({"type": "array", "uniqueItems": true}),
         ),
         (
-            vec!["unique-items-removed"],
+            vec![["input-unique-items-removed", "output-unique-items-removed"]],
             json!({"type": "array", "uniqueItems": true}),
             json!({"type": "array", "uniqueItems": false}),
         ),
         (
-            vec!["pattern-added"],
+            vec![["input-pattern-added", "output-pattern-added"]],
             json!({"type": "string"}),
             json!({"type": "string", "pattern": "^[a-z]+$"}),
         ),
         (
-            vec!["pattern-changed"],
+            vec![["input-pattern-changed", "output-pattern-changed"]],
             json!({"type": "string", "pattern": "^[a-z]+$"}),
             json!({"type": "string", "pattern": "^[a-z0-9]+$"}),
         ),
         (
-            vec!["pattern-removed"],
+            vec![["input-pattern-removed", "output-pattern-removed"]],
             json!({"type": "string", "pattern": "^[a-z]+$"}),
             json!({"type": "string"}),
         ),
         (
-            vec!["format-added"],
+            vec![["input-format-added", "output-format-added"]],
             json!({"type": "string"}),
             json!({"type": "string", "format": "date"}),
         ),
         (
-            vec!["format-changed"],
+            vec![["input-format-changed", "output-format-changed"]],
             json!({"type": "string", "format": "date"}),
             json!({"type": "string", "format": "date-time"}),
         ),
         (
-            vec!["format-removed"],
+            vec![["input-format-removed", "output-format-removed"]],
             json!({"type": "string", "format": "date"}),
             json!({"type": "string"}),
         ),
         (
-            vec!["default-changed"],
+            vec![["input-default-changed", "output-default-changed"]],
             json!({"type": "integer", "default": 10}),
             json!({"type": "integer", "default": 20}),
         ),
         (
-            vec!["additional-properties-closed"],
+            vec![[
+                "input-additional-properties-closed",
+                "output-additional-properties-closed",
+            ]],
             json!({"type": "object", "additionalProperties": true}),
             json!({"type": "object", "additionalProperties": false}),
         ),
         // Where the schema said nothing (the memory server 2025.8.4 -> 2025.9.25).
         (
-            vec!["additional-properties-declared-closed"],
+            vec![[
+                "input-additional-properties-declared-closed",
+                "output-additional-properties-declared-closed",
+            ]],
             json!({"type": "object"}),
             json!({"type": "object", "additionalProperties": false}),
         ),
         (
-            vec!["additional-properties-opened"],
+            vec![[
+                "input-additional-properties-opened",
+                "output-additional-properties-opened",
+            ]],
             json!({"type": "object", "additionalProperties": false}),
             json!({"type": "object", "additionalProperties": true}),
         ),
         (
-            vec!["any-of-branch-added"],
+            vec![["input-any-of-branch-added", "output-any-of-branch-added"]],
             json!({"anyOf": [{"type": "string"}]}),
             json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
         ),
         (
-            vec!["any-of-branch-removed"],
+            vec![[
+                "input-any-of-branch-removed",
+                "output-any-of-branch-removed",
+            ]],
             json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
             json!({"anyOf": [{"type": "string"}]}),
         ),
         (
-            vec!["one-of-branch-added"],
+            vec![["input-one-of-branch-added", "output-one-of-branch-added"]],
             json!({"oneOf": [{"type": "string"}]}),
             json!({"oneOf": [{"type": "string"}, {"type": "integer"}]}),
         ),
         (
-            vec!["one-of-branch-removed"],
+            vec![[
+                "input-one-of-branch-removed",
+                "output-one-of-branch-removed",
+            ]],
             json!({"oneOf": [{"type": "string"}, {"type": "integer"}]}),
             json!({"oneOf": [{"type": "string"}]}),
         ),
         (
-            vec!["all-of-branch-added"],
+            vec![["input-all-of-branch-added", "output-all-of-branch-added"]],
             json!({"allOf": [{"type": "string"}]}),
             json!({"allOf": [{"type": "string"}, {"minLength": 1}]}),
         ),
         (
-            vec!["all-of-branch-removed"],
+            vec![[
+                "input-all-of-branch-removed",
+                "output-all-of-branch-removed",
+            ]],
             json!({"allOf": [{"type": "string"}, {"minLength": 1}]}),
             json!({"allOf": [{"type": "string"}]}),
         ),
         (
-            vec!["ref-changed"],
+            vec![["input-ref-changed", "output-ref-changed"]],
             json!({"$ref": "https://example.com/a.json"}),
             json!({"$ref": "https://example.com/b.json"}),
         ),
         (
-            vec!["keyword-changed"],
+            vec![["input-keyword-changed", "output-keyword-changed"]],
             json!({"not": {"type": "string"}}),
             json!({"not": {"type": "integer"}}),
         ),
         (
-            vec!["unknown-keyword-changed"],
+            vec![[
+                "input-unknown-keyword-changed",
+                "output-unknown-keyword-changed",
+            ]],
             json!({"x-widget": "text"}),
             json!({"x-widget": "area"}),
         ),
     ];
-    for (kw, ids, larger_tighter) in drift::rules::BOUNDS {
-        let suffix = ids[0].input["input-".len()..].trim_end_matches("-tightened");
+    // The bound rules come as a table (keyword, [tightened, loosened, set, removed]);
+    // each case takes its ids from that table's entry, so the ids in a failure are the
+    // table's.
+    for (kw, ids, larger_tighter) in changes::rules::BOUNDS {
         let (lo, hi) = if *kw == "multipleOf" { (2, 4) } else { (5, 10) };
         let (tight, loose) = if *larger_tighter { (hi, lo) } else { (lo, hi) };
         let s = |v: Option<i64>| match v {
             Some(v) => json!({ *kw: v }),
             None => json!({}),
         };
-        let id = |k: &str| -> &'static str { Box::leak(format!("{suffix}-{k}").into_boxed_str()) };
-        cases.push((vec![id("tightened")], s(Some(loose)), s(Some(tight))));
-        cases.push((vec![id("loosened")], s(Some(tight)), s(Some(loose))));
-        cases.push((vec![id("set")], s(None), s(Some(lo))));
-        cases.push((vec![id("removed")], s(Some(lo)), s(None)));
+        let [tightened, loosened, set, removed] = ids.map(|r| [r.input, r.output]);
+        cases.push((vec![tightened], s(Some(loose)), s(Some(tight))));
+        cases.push((vec![loosened], s(Some(tight)), s(Some(loose))));
+        cases.push((vec![set], s(None), s(Some(lo))));
+        cases.push((vec![removed], s(Some(lo)), s(None)));
     }
     cases
 }
@@ -391,7 +446,12 @@ fn schema_rules_in_both_directions() {
         for (side, prefix) in [("inputSchema", "input"), ("outputSchema", "output")] {
             let t = |s: &Value| tool(json!({"name": "search", side: s}));
             let got = ids(&[t(&old)], &[t(&new)]);
-            let want: Vec<String> = expected.iter().map(|s| format!("{prefix}-{s}")).collect();
+            let side_id = usize::from(prefix == "output");
+            let want: Vec<String> = expected
+                .iter()
+                .map(|ids| ids[side_id].to_string())
+                .collect();
+            assert!(want.iter().all(|id| id.starts_with(prefix)), "{want:?}");
             assert_eq!(got, want, "{side}: {old} -> {new}");
         }
     }
@@ -410,10 +470,7 @@ fn tool_annotation_and_text_rules() {
 fn every_rule_has_a_case() {
     let mut covered = BTreeSet::new();
     for (expected, _, _) in schema_cases() {
-        for s in expected {
-            covered.insert(format!("input-{s}"));
-            covered.insert(format!("output-{s}"));
-        }
+        covered.extend(expected.iter().flatten().map(|s| s.to_string()));
     }
     for (expected, _, _) in tool_cases() {
         covered.extend(expected.iter().map(|s| s.to_string()));
@@ -441,7 +498,7 @@ fn every_rule_has_a_case() {
 }
 
 fn changes(old: Value, new: Value) -> Vec<(String, String, String)> {
-    drift::diff(&[tool(old)], &[tool(new)])
+    changes::diff(&[tool(old)], &[tool(new)])
         .into_iter()
         .map(|c| (c.rule, c.path, c.message))
         .collect()
@@ -540,7 +597,7 @@ fn hostile_schemas_give_a_review_not_a_crash() {
 
 #[test]
 fn malformed_tool_lists_are_clear_errors() {
-    let e = |v: Value| drift::tools_from_json(&v).unwrap_err();
+    let e = |v: Value| changes::tools_from_json(&v).unwrap_err();
     assert_eq!(
         e(json!({"tool": []})),
         "no \"tools\" array (expected a tools/list result)"
@@ -558,7 +615,7 @@ fn malformed_tool_lists_are_clear_errors() {
         "tools[0]: tool 'a': inputSchema must be a JSON Schema object, got a string"
     );
     assert_eq!(
-        drift::tools_from_json(&json!({"result": {"tools": []}})).unwrap(),
+        changes::tools_from_json(&json!({"result": {"tools": []}})).unwrap(),
         vec![]
     );
 }
@@ -756,7 +813,7 @@ fn surface_cases() -> Vec<(Vec<&'static str>, Value, Value)> {
 
 #[test]
 fn server_surface_rules() {
-    use groundcheck_udfs::drift::surface::{Surface, diff};
+    use groundcheck_udfs::changes::surface::{Surface, diff};
     for (expected, old, new) in surface_cases() {
         let (a, b) = (
             Surface::from_json(&old).unwrap(),
@@ -851,7 +908,7 @@ fn a_whitespace_only_edit_keeps_the_text_hash() {
         json!({"name": "s", "description": "Search the index. Returns  pages.",
         "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "description": "Words to find."}}}}),
     );
-    assert!(drift::diff(std::slice::from_ref(&a), std::slice::from_ref(&b)).is_empty());
+    assert!(changes::diff(std::slice::from_ref(&a), std::slice::from_ref(&b)).is_empty());
     assert_eq!(a.text_hash(), b.text_hash());
 }
 
@@ -868,7 +925,7 @@ fn renaming_ten_thousand_tools_pairs_them_by_evidence() {
             })
             .collect()
     };
-    let changes = drift::diff(&make("tool"), &make("renamed"));
+    let changes = changes::diff(&make("tool"), &make("renamed"));
     assert_eq!(changes.len(), 10_000);
     assert!(changes.iter().all(|c| c.rule == "tool-likely-renamed"));
     let c = changes.iter().find(|c| c.tool == "renamed_42").unwrap();

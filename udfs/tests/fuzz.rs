@@ -10,7 +10,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 
-use groundcheck_udfs::drift::{self, Tool, tools_from_json};
+use groundcheck_udfs::changes::{self, Tool, tools_from_json};
 use groundcheck_udfs::sql::{Catalog, Dialect, analysis, lineage, predicate};
 
 /// A small deterministic generator (xorshift64*): same seed, same inputs, every run.
@@ -288,13 +288,14 @@ fn drift_rounds() {
             let old_tools: Vec<Tool> =
                 tools_from_json(&serde_json::json!({"tools": [old]})).unwrap();
             if let Ok(new_tools) = new_tools {
-                let _ = drift::diff(&old_tools, &new_tools);
-                let _ = drift::diff(&new_tools, &old_tools);
+                let _ = changes::diff(&old_tools, &new_tools);
+                let _ = changes::diff(&new_tools, &old_tools);
                 for t in &new_tools {
                     let _ = (t.schema_hash(), t.text_hash());
                 }
             }
-            let _ = drift::surface::Surface::from_json(&v).map(|s| drift::surface::diff(&s, &s));
+            let _ =
+                changes::surface::Surface::from_json(&v).map(|s| changes::surface::diff(&s, &s));
         }));
         assert!(
             r.is_ok(),

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use super::Input;
+use super::TraceFile;
 use crate::error::{Error, Result};
 
 /// What was read.
@@ -30,12 +30,12 @@ struct Question {
     functions: Vec<Value>,
 }
 
-fn bad(input: &Input, line: usize, why: impl std::fmt::Display) -> Error {
+fn bad(input: &TraceFile, line: usize, why: impl std::fmt::Display) -> Error {
     Error::Input(format!("{}:{line}: {why}", input.display))
 }
 
 /// Reads the files; `server` names the model whose results these are.
-pub fn read(files: &[Input], run_id: &str, server: &str) -> Result<Bfcl> {
+pub fn read(files: &[TraceFile], run_id: &str, server: &str) -> Result<Bfcl> {
     let mut questions: BTreeMap<String, Question> = BTreeMap::new();
     let mut answers: BTreeMap<String, Value> = BTreeMap::new();
     let mut results: Vec<(String, Value, String, usize)> = Vec::new();

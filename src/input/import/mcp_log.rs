@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::{Imported, Input, Options, Step, bad, documents, parse_time};
+use super::{Imported, Options, Step, TraceFile, bad, documents, parse_time};
 use crate::error::Result;
 
 fn key(id: &Value) -> String {
@@ -44,7 +44,12 @@ fn call_step(
     }
 }
 
-pub fn read(f: &Input, opts: &Options, steps: &mut Vec<Step>, out: &mut Imported) -> Result<()> {
+pub fn read(
+    f: &TraceFile,
+    opts: &Options,
+    steps: &mut Vec<Step>,
+    out: &mut Imported,
+) -> Result<()> {
     let docs = documents(f)?;
     out.records += docs.len();
     let stem = std::path::Path::new(&f.display)

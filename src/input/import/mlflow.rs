@@ -15,12 +15,12 @@ use chrono::DateTime;
 use serde_json::{Map, Value};
 
 use super::spans::{Event, Span, SpanKind};
-use super::{Input, bad, documents};
+use super::{TraceFile, bad, documents};
 use crate::error::Result;
 
-pub fn read(f: &Input, out: &mut Vec<Span>) -> Result<()> {
+pub fn read(f: &TraceFile, out: &mut Vec<Span>) -> Result<()> {
     let bytes = super::otlp::gunzip(f)?;
-    let f = Input {
+    let f = TraceFile {
         display: f.display.clone(),
         bytes,
     };

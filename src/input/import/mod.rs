@@ -26,8 +26,9 @@ use serde_json::{Map, Value, json};
 
 use crate::error::{Error, Result};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum TraceFormat {
     /// OpenTelemetry traces: OTLP protobuf (one ExportTraceServiceRequest, or the
     /// Collector file exporter's length-prefixed stream) or OTLP JSON (one export, or JSON
     /// lines), gzip or not; GenAI, MCP, OpenInference and OpenLLMetry attributes.
@@ -36,7 +37,7 @@ pub enum Format {
     /// `{"data": [...], "next_cursor"}` (also of `spans/otlpv1`), the spans dataframe as
     /// JSON records or a saved trace dataset (Parquet). OTLP exports in the file are read
     /// as `otlp` reads them.
-    #[value(alias = "openinference")]
+    #[cfg_attr(feature = "cli", value(alias = "openinference"))]
     Phoenix,
     /// MLflow's trace export: `Trace.to_json()`, `mlflow traces get`, a trace a line or a
     /// JSON array of them (`{"info", "data": {"spans"}}`).
@@ -49,21 +50,21 @@ pub enum Format {
     Bfcl,
 }
 
-impl Format {
+impl TraceFormat {
     /// The name on the command line (`otlp`, `openinference`, `mcp-log`).
     pub fn name(self) -> &'static str {
         match self {
-            Format::Otlp => "otlp",
-            Format::Phoenix => "phoenix",
-            Format::Mlflow => "mlflow",
-            Format::McpLog => "mcp-log",
-            Format::Bfcl => "bfcl",
+            TraceFormat::Otlp => "otlp",
+            TraceFormat::Phoenix => "phoenix",
+            TraceFormat::Mlflow => "mlflow",
+            TraceFormat::McpLog => "mcp-log",
+            TraceFormat::Bfcl => "bfcl",
         }
     }
 }
 
 /// One input file.
-pub struct Input {
+pub struct TraceFile {
     pub display: String,
     pub bytes: Vec<u8>,
 }
@@ -139,12 +140,12 @@ impl Imported {
     }
 
     /// One line per input and one for the whole: what was read, merged and skipped.
-    pub fn summary(&self, format: Format) -> Vec<String> {
+    pub fn summary(&self, format: TraceFormat) -> Vec<String> {
         let mut lines: Vec<String> = self
             .per_input
             .iter()
             .map(|(f, n)| {
-                let what = if format == Format::McpLog {
+                let what = if format == TraceFormat::McpLog {
                     "message"
                 } else {
                     "span"
@@ -154,7 +155,7 @@ impl Imported {
             .collect();
         let (traces, cased) = self.traces();
         let c = &self.counts;
-        if format != Format::McpLog {
+        if format != TraceFormat::McpLog {
             let skipped: usize = c.skipped.values().sum();
             let answered = if c.answer_tools > 0 {
                 format!(" ({} of them the agent's answer)", c.answer_tools)
@@ -185,14 +186,14 @@ impl Imported {
     }
 
     /// Nothing silent: an input that gave no steps is an error that says what it saw.
-    pub fn check_not_empty(&self, format: Format, inputs: &[Input]) -> Result<()> {
+    pub fn check_not_empty(&self, format: TraceFormat, inputs: &[TraceFile]) -> Result<()> {
         if !self.steps.is_empty() {
             return Ok(());
         }
         let names: Vec<&str> = inputs.iter().map(|i| i.display.as_str()).collect();
         let seen = if self.records == 0 {
             "no records at all".to_string()
-        } else if format == Format::McpLog {
+        } else if format == TraceFormat::McpLog {
             format!(
                 "{} message(s) but no tools/call, answer or prompt",
                 self.records
@@ -229,11 +230,11 @@ impl Imported {
 }
 
 /// The files at `paths`, read whole (an importer reads all of a trace's spans together).
-pub fn read_files(paths: &[std::path::PathBuf]) -> Result<Vec<Input>> {
+pub fn read_files(paths: &[std::path::PathBuf]) -> Result<Vec<TraceFile>> {
     paths
         .iter()
         .map(|p| {
-            Ok(Input {
+            Ok(TraceFile {
                 display: p.display().to_string(),
                 bytes: std::fs::read(p).map_err(|e| Error::io(p.display(), e))?,
             })
@@ -245,8 +246,8 @@ pub fn read_files(paths: &[std::path::PathBuf]) -> Result<Vec<Input>> {
 /// or cases that no trace matches (unless `allow_unmatched`), is an input error that
 /// says what was seen.
 pub fn traces(
-    format: Format,
-    files: &[Input],
+    format: TraceFormat,
+    files: &[TraceFile],
     opts: &Options,
     allow_unmatched: bool,
 ) -> Result<Imported> {
@@ -275,7 +276,11 @@ pub fn traces(
 /// tools/list answers `snapshots/FORMAT.parquet`. Returns what to tell the user, a line
 /// each: per input what it took, the files written, traces tied to no case, what the
 /// input lacked.
-pub fn write(imported: &Imported, format: Format, out: &std::path::Path) -> Result<Vec<String>> {
+pub fn write(
+    imported: &Imported,
+    format: TraceFormat,
+    out: &std::path::Path,
+) -> Result<Vec<String>> {
     let mut lines = imported.summary(format);
     let name = format.name();
     let path = out.join("traces").join(format!("{name}.parquet"));
@@ -311,7 +316,7 @@ pub fn write(imported: &Imported, format: Format, out: &std::path::Path) -> Resu
 /// with expected calls) and the model's calls into `out/traces/bfcl-SERVER.parquet`.
 /// Returns what to tell the user, a line each.
 pub fn write_bfcl(
-    files: &[Input],
+    files: &[TraceFile],
     run_id: &str,
     server: &str,
     out: &std::path::Path,
@@ -345,7 +350,7 @@ fn write_batch(path: &std::path::Path, b: &RecordBatch) -> Result<()> {
     Ok(())
 }
 
-pub fn import(format: Format, files: &[Input], opts: &Options) -> Result<Imported> {
+pub fn import(format: TraceFormat, files: &[TraceFile], opts: &Options) -> Result<Imported> {
     let mut steps = Vec::new();
     let mut out = Imported::default();
     let mut all_spans = Vec::new();
@@ -353,24 +358,24 @@ pub fn import(format: Format, files: &[Input], opts: &Options) -> Result<Importe
         let before = all_spans.len();
         let records = out.records;
         match format {
-            Format::Otlp => otlp::read(f, &mut all_spans)?,
-            Format::Phoenix => phoenix::read(f, &mut all_spans)?,
-            Format::Mlflow => mlflow::read(f, &mut all_spans)?,
-            Format::McpLog => mcp_log::read(f, opts, &mut steps, &mut out)?,
-            Format::Bfcl => {
+            TraceFormat::Otlp => otlp::read(f, &mut all_spans)?,
+            TraceFormat::Phoenix => phoenix::read(f, &mut all_spans)?,
+            TraceFormat::Mlflow => mlflow::read(f, &mut all_spans)?,
+            TraceFormat::McpLog => mcp_log::read(f, opts, &mut steps, &mut out)?,
+            TraceFormat::Bfcl => {
                 return Err(Error::Input(
                     "BFCL files are cases and steps: read them with bfcl::read".into(),
                 ));
             }
         }
-        let n = if format == Format::McpLog {
+        let n = if format == TraceFormat::McpLog {
             out.records - records
         } else {
             all_spans.len() - before
         };
         out.per_input.push((f.display.clone(), n));
     }
-    if format != Format::McpLog {
+    if format != TraceFormat::McpLog {
         out.records = all_spans.len();
         steps = spans::steps(all_spans, opts, &mut out);
     } else {
@@ -537,7 +542,7 @@ pub(crate) fn bad(file: &str, line: usize, col: usize, why: impl std::fmt::Displ
 
 /// JSON documents of a file: one document, or JSON lines. A document that does not parse
 /// is an error naming its line and column (a truncated file included).
-pub(crate) fn documents(f: &Input) -> Result<Vec<(usize, Value)>> {
+pub(crate) fn documents(f: &TraceFile) -> Result<Vec<(usize, Value)>> {
     let text = std::str::from_utf8(&f.bytes).map_err(|e| {
         Error::Input(format!(
             "{}: not UTF-8 (byte {})",

@@ -19,15 +19,15 @@ use prost::Message;
 use serde_json::{Map, Value};
 
 use super::spans::{Event, Span, SpanKind};
-use super::{Input, bad, documents};
+use super::{TraceFile, bad, documents};
 use crate::error::{Error, Result};
 
 /// The spans of one input, whatever its encoding.
-pub fn read(f: &Input, out: &mut Vec<Span>) -> Result<()> {
+pub fn read(f: &TraceFile, out: &mut Vec<Span>) -> Result<()> {
     let bytes = gunzip(f)?;
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
     if matches!(first, Some(b'{' | b'[')) {
-        let f = Input {
+        let f = TraceFile {
             display: f.display.clone(),
             bytes,
         };
@@ -46,7 +46,7 @@ pub fn read(f: &Input, out: &mut Vec<Span>) -> Result<()> {
 }
 
 /// The body of an OTLP/HTTP request or a file: gzip when it starts with gzip's magic.
-pub fn gunzip(f: &Input) -> Result<Vec<u8>> {
+pub fn gunzip(f: &TraceFile) -> Result<Vec<u8>> {
     if f.bytes.starts_with(&[0x1f, 0x8b]) {
         inflate(&f.bytes, usize::MAX).map_err(|e| Error::Input(format!("{}: {e}", f.display)))
     } else {

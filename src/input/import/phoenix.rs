@@ -19,12 +19,12 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
 use super::spans::{Event, Span, SpanKind};
-use super::{Input, bad, documents, parse_time};
+use super::{TraceFile, bad, documents, parse_time};
 use crate::error::Result;
 
-pub fn read(f: &Input, out: &mut Vec<Span>) -> Result<()> {
+pub fn read(f: &TraceFile, out: &mut Vec<Span>) -> Result<()> {
     let bytes = super::otlp::gunzip(f)?;
-    let f = Input {
+    let f = TraceFile {
         display: f.display.clone(),
         bytes,
     };
@@ -41,7 +41,7 @@ pub fn read(f: &Input, out: &mut Vec<Span>) -> Result<()> {
                 o["data"].as_array().cloned().unwrap_or_default()
             }
             Value::Object(ref o) if o.contains_key("resourceSpans") => {
-                let one = Input {
+                let one = TraceFile {
                     display: format!("{}:{line}", f.display),
                     bytes: serde_json::to_vec(&doc).unwrap_or_default(),
                 };
@@ -137,7 +137,7 @@ fn span(file: &str, line: usize, item: Value) -> Result<Span> {
 /// The rows of a Parquet spans dataframe as JSON objects, the shape pandas' JSON records
 /// have: nulls left out (a struct holds every key any row had), times as epoch
 /// nanoseconds.
-fn parquet_rows(f: &Input) -> Result<Vec<Value>> {
+fn parquet_rows(f: &TraceFile) -> Result<Vec<Value>> {
     use arrow::datatypes::{DataType, TimeUnit};
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     let fail = |e: &dyn std::fmt::Display| {
@@ -243,7 +243,7 @@ fn otlp_snake(file: &str, line: usize, o: Map<String, Value>) -> Result<Span> {
     let mut v = Value::Object(o);
     camel(&mut v);
     let doc = serde_json::json!({"resourceSpans": [{"scopeSpans": [{"spans": [v]}]}]});
-    let one = Input {
+    let one = TraceFile {
         display: format!("{file}:{line}"),
         bytes: serde_json::to_vec(&doc).unwrap_or_default(),
     };

@@ -51,7 +51,7 @@ pub async fn serve(
     let bind = |a: SocketAddr, what: &'static str| async move {
         tokio::net::TcpListener::bind(a)
             .await
-            .map_err(|e| Error::Input(format!("cannot listen on {a}{what}: {e}")))
+            .map_err(|e| Error::Config(format!("cannot listen on {a}{what}: {e}")))
     };
     let listener = bind(listen.http, "").await?;
     let http_addr = listener
@@ -132,7 +132,7 @@ pub async fn serve(
     let c = collector.clone();
     let last = tokio::task::spawn_blocking(move || c.flush(true))
         .await
-        .map_err(|e| Error::Input(format!("collect: the last write failed: {e}")))??;
+        .map_err(|e| Error::Bug(format!("collect: the last write failed: {e}")))??;
     if let Some(p) = last {
         eprintln!("collect: wrote {}", p.display());
     }

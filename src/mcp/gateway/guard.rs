@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use groundcheck_udfs::drift::name_similarity;
+use groundcheck_udfs::changes::name_similarity;
 use groundcheck_udfs::validate_args::validate;
 use serde_json::Value;
 

@@ -976,7 +976,7 @@ pub async fn listen(
     } = opts;
     let local = listener
         .local_addr()
-        .map_err(|e| Error::Input(format!("the listener has no address: {e}")))?;
+        .map_err(|e| Error::Bug(format!("the listener has no address: {e}")))?;
     let mut allowed_hosts = vec![
         "localhost".to_string(),
         "127.0.0.1".to_string(),
@@ -1063,7 +1063,7 @@ pub async fn listen(
         match h.await {
             Ok(Ok(s)) => sessions.push(s),
             Ok(Err(e)) => return Err(e),
-            Err(e) => return Err(Error::Input(format!("a gateway session failed: {e}"))),
+            Err(e) => return Err(Error::Bug(format!("a gateway session failed: {e}"))),
         }
     }
     Ok(Served {

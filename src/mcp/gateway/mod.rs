@@ -25,7 +25,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use groundcheck_udfs::drift::{Action, Tool};
+use groundcheck_udfs::changes::{Action, Tool};
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, watch};
@@ -41,7 +41,8 @@ use record::{Identity, Recorder, now};
 use upstream::{Incoming, Upstream};
 
 /// What happens to a tool whose drift since the pin is blocking.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum OnBlock {
     /// Keep it in tools/list; answer its calls with a tool error that says why.
     Error,
@@ -445,7 +446,7 @@ impl Shared {
                 continue;
             };
             match t.version.as_deref() {
-                Some(v) => match groundcheck_udfs::drift::semver::allows(range, v) {
+                Some(v) => match groundcheck_udfs::changes::semver::allows(range, v) {
                     Ok(true) => {}
                     Ok(false) => {
                         out.insert(
@@ -1102,7 +1103,7 @@ pub enum FromAgent {
 
 /// A running session: messages in from the agent, messages out to it (a `Null` marks the
 /// end), and the session itself, which ends when `input` is dropped.
-pub struct Session {
+pub struct AgentSession {
     pub input: mpsc::UnboundedSender<FromAgent>,
     pub output: mpsc::UnboundedReceiver<Msg>,
     pub done: tokio::task::JoinHandle<Result<Summary>>,
@@ -1110,14 +1111,14 @@ pub struct Session {
 
 /// Starts one session with the server in `cfg.upstream`; the agent side is the caller's
 /// (stdio in `serve`, HTTP in `http`).
-pub fn start(cfg: Config) -> Result<Session> {
+pub fn start(cfg: Config) -> Result<AgentSession> {
     let rec = Recorder::open(&cfg.out, cfg.identity.clone(), cfg.quiet)?;
     let steps = rec.steps_path().to_path_buf();
     let Upstream { tx, mut rx, stop } = match crate::drift::snapshot::Source::parse(&cfg.upstream) {
         crate::drift::snapshot::Source::Stdio(cmd) => upstream::stdio(&cmd, &cfg.pass_env)?,
         crate::drift::snapshot::Source::Http(url) => upstream::http(&url)?,
         _ => {
-            return Err(Error::Usage(format!(
+            return Err(Error::Config(format!(
                 "{}: not a server (expected a command after --, or an http(s):// URL)",
                 cfg.upstream
             )));
@@ -1213,7 +1214,7 @@ pub fn start(cfg: Config) -> Result<Session> {
         }
         shared.close(relister, from_server, stop, steps).await
     });
-    Ok(Session {
+    Ok(AgentSession {
         input,
         output,
         done,
@@ -1278,7 +1279,7 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let Session {
+    let AgentSession {
         input: to_gateway,
         output: mut agent_rx,
         done,
@@ -1299,7 +1300,7 @@ where
     // SIGTERM or SIGINT ends the session like a closed stdin: records finished, server
     // stopped.
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .map_err(|e| Error::Input(format!("cannot watch for SIGTERM: {e}")))?;
+        .map_err(|e| Error::Bug(format!("cannot watch for SIGTERM: {e}")))?;
     loop {
         let next = tokio::select! {
             l = lines.next_line() => l,
@@ -1328,7 +1329,7 @@ where
     drop(to_gateway);
     let summary = done
         .await
-        .map_err(|e| Error::Input(format!("the gateway session failed: {e}")))??;
+        .map_err(|e| Error::Bug(format!("the gateway session failed: {e}")))??;
     let _ = writer.await;
     Ok(summary)
 }

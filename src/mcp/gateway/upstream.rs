@@ -44,7 +44,7 @@ pub fn stdio(command: &str, pass_env: &[String]) -> Result<Upstream> {
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
-        .map_err(|e| Error::Input(format!("cannot start the server `{command}`: {e}")))?;
+        .map_err(|e| Error::Upstream(format!("cannot start the server `{command}`: {e}")))?;
     let mut stdin = child.stdin.take().expect("piped");
     let stdout = child.stdout.take().expect("piped");
     let (tx, mut out_rx) = mpsc::unbounded_channel::<Msg>();

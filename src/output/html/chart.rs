@@ -42,7 +42,7 @@ pub fn css_color(i: usize) -> String {
 const FONT: &str = "sans-serif";
 
 fn draw_err<E: std::fmt::Debug>(e: E) -> Error {
-    Error::Input(format!("cannot draw a plot: {e:?}"))
+    Error::Bug(format!("cannot draw a plot: {e:?}"))
 }
 
 fn svg(

@@ -37,7 +37,7 @@ fn environment() -> Result<Environment<'static>> {
     env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
     for (name, text) in TEMPLATES {
         env.add_template(name, text)
-            .map_err(|e| Error::Input(format!("HTML template {name}: {e}")))?;
+            .map_err(|e| Error::Bug(format!("HTML template {name}: {e}")))?;
     }
     Ok(env)
 }
@@ -47,9 +47,9 @@ pub fn render<T: Serialize>(template: &str, page: &T) -> Result<String> {
     let env = environment()?;
     let t = env
         .get_template(template)
-        .map_err(|e| Error::Input(format!("HTML template {template}: {e}")))?;
+        .map_err(|e| Error::Bug(format!("HTML template {template}: {e}")))?;
     t.render(minijinja::Value::from_serialize(page))
-        .map_err(|e| Error::Input(format!("HTML template {template}: {e:#}")))
+        .map_err(|e| Error::Bug(format!("HTML template {template}: {e:#}")))
 }
 
 /// The report page as one HTML document.

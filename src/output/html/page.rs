@@ -127,6 +127,28 @@ pub struct Panel {
 }
 
 /// The report page.
+/// A server and figure not scored, and why (a `not_scored` row).
+#[derive(Debug, Clone, Serialize)]
+pub struct NotScoredNote {
+    pub server: String,
+    pub figure: String,
+    pub tasks: i64,
+    pub of_tasks: i64,
+    pub reason: String,
+}
+
+/// The agreement views as the page shows them: the counts, a row of cells per class
+/// (class, hand, auto, both) and per differing task (case, server, automatic, hand).
+#[derive(Debug, Clone, Serialize)]
+pub struct AgreementTable {
+    pub agree: i64,
+    pub labeled: i64,
+    pub reviewed: i64,
+    pub changed: i64,
+    pub by_class: Vec<[String; 4]>,
+    pub differences: Vec<[String; 4]>,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct ReportPage {
     pub title: String,
@@ -135,13 +157,14 @@ pub struct ReportPage {
     pub banner: Vec<String>,
     pub warnings: Vec<String>,
     /// What the servers are not scored on and why (queries/not_scored.sql).
-    pub not_scored: Vec<String>,
+    pub not_scored: Vec<NotScoredNote>,
     pub sides: Vec<Side>,
     pub metrics: Vec<MetricRow>,
     pub plots: Vec<Plot>,
     /// Why a plot is missing (no history, say), by plot title.
     pub missing: Vec<String>,
-    pub agreement: Vec<String>,
+    /// Agreement with hand labels; None when no task has a hand label or a review.
+    pub agreement: Option<AgreementTable>,
     pub cases: Vec<CaseRow>,
     pub cases_total: u64,
     /// Set when the table holds only some of the cases.

@@ -20,9 +20,11 @@ use crate::eval::report;
 use crate::output::html::chart;
 use crate::output::html::marks::{self, Mark};
 use crate::output::html::page::{
-    CaseRow, Cell, FieldUse, MetricRow, Panel, Plot, ReportPage, Side, StepView,
+    AgreementTable, CaseRow, Cell, FieldUse, MetricRow, Panel, Plot, ReportPage, Side, StepView,
 };
 use crate::output::text::fmt_value;
+
+mod plots;
 
 /// The views a page reads over the labels, besides the report's.
 const LABEL_VIEWS: &[&str] = &["report_cases", "precision_recall_points"];
@@ -140,7 +142,7 @@ fn cell(v: Option<&Value>) -> Cell {
     }
 }
 
-fn s(r: &Map<String, Value>, k: &str) -> String {
+pub(super) fn s(r: &Map<String, Value>, k: &str) -> String {
     r.get(k)
         .and_then(Value::as_str)
         .unwrap_or_default()
@@ -224,23 +226,46 @@ pub async fn report_page(labels: &Path, opts: &Options) -> Result<ReportPage> {
     }
     let banner = report::policy_violations(&ctx).await?;
     let warnings = report::lineage_gaps(&ctx).await?;
-    let not_scored: Vec<String> = report::not_scored(&ctx)
-        .await?
-        .lines()
-        .map(str::to_string)
-        .collect();
-    let agreement: Vec<String> = report::agreement(&ctx)
-        .await?
-        .lines()
-        .map(str::to_string)
-        .collect();
+    let not_scored = report::not_scored_rows(&ctx).await?;
+    let agreement = Some(report::agreement_rows(&ctx).await?)
+        .filter(|a| a.labeled > 0 || a.reviewed > 0)
+        .map(|a| AgreementTable {
+            agree: a.agree,
+            labeled: a.labeled,
+            reviewed: a.reviewed,
+            changed: a.changed,
+            by_class: a
+                .by_class
+                .iter()
+                .map(|c| {
+                    [
+                        c.class.clone(),
+                        c.hand.to_string(),
+                        c.auto.to_string(),
+                        c.both.to_string(),
+                    ]
+                })
+                .collect(),
+            differences: a
+                .differences
+                .iter()
+                .map(|d| {
+                    [
+                        d.case_id.clone(),
+                        d.server.clone(),
+                        d.auto.join(", "),
+                        d.hand.join(", "),
+                    ]
+                })
+                .collect(),
+        });
 
     let mut plots = vec![
-        failures_plot(&rows, &sides)?,
-        scatter_plot(&ctx, &sides, &rows).await?,
+        plots::failures_plot(&rows, &sides)?,
+        plots::scatter_plot(&ctx, &sides, &rows).await?,
     ];
     let mut missing = Vec::new();
-    match cost_plot(&rows, &sides)? {
+    match plots::cost_plot(&rows, &sides)? {
         Some(p) => plots.push(p),
         None => missing.push(
             "Cost per correct and grounded answer: no server answered a task correctly and grounded, so there is nothing to divide by."
@@ -275,7 +300,7 @@ pub async fn report_page(labels: &Path, opts: &Options) -> Result<ReportPage> {
                     project.data
                 ));
             }
-            let (trend, why) = trend_plots(&session.ctx).await?;
+            let (trend, why) = plots::trend_plots(&session.ctx).await?;
             plots.extend(trend);
             missing.extend(why);
         }
@@ -311,114 +336,6 @@ pub async fn report_page(labels: &Path, opts: &Options) -> Result<ReportPage> {
         panels,
         panels_note,
     })
-}
-
-fn failures_plot(rows: &[Map<String, Value>], sides: &[Side]) -> Result<Plot> {
-    let classes: Vec<String> = report::CLASSES.iter().map(|c| c.to_string()).collect();
-    let series: Vec<(String, Vec<f64>)> = rows
-        .iter()
-        .zip(sides)
-        .map(|(r, side)| {
-            let v = classes
-                .iter()
-                .map(|c| {
-                    report::field_value(r, &format!("failures_by_class.{c}"))
-                        .and_then(Value::as_f64)
-                        .unwrap_or(0.0)
-                })
-                .collect();
-            (side.label.clone(), v)
-        })
-        .collect();
-    Ok(Plot {
-        id: "failures".into(),
-        title: "Failures by class".into(),
-        caption: "Tasks per failure class (each task counts once, in its first class: entity, semantic, structural, temporal, policy), per server and run: report.sql's failures_by_class.".into(),
-        svg: chart::bars("tasks", &classes, &series, false)?,
-    })
-}
-
-async fn scatter_plot(
-    ctx: &SessionContext,
-    sides: &[Side],
-    rows: &[Map<String, Value>],
-) -> Result<Plot> {
-    let (_, batches) = collect(
-        ctx,
-        "SELECT server, run_id, precision, recall, tasks FROM precision_recall_points \
-         ORDER BY server, run_id, precision, recall",
-    )
-    .await?;
-    let mut by_side: BTreeMap<String, chart::Points> = BTreeMap::new();
-    for r in rows_as_json(&batches)? {
-        let key = format!("{}@{}", s(&r, "server"), s(&r, "run_id"));
-        let f = |k: &str| r.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-        let n = r.get("tasks").and_then(Value::as_u64).unwrap_or(0);
-        by_side
-            .entry(key)
-            .or_default()
-            .push((f("recall"), f("precision"), n));
-    }
-    let drawn: u64 = by_side.values().flatten().map(|p| p.2).sum();
-    let total: u64 = rows
-        .iter()
-        .filter_map(|r| r.get("cases").and_then(Value::as_u64))
-        .sum();
-    let series: Vec<(String, chart::Points)> = sides
-        .iter()
-        .map(|side| {
-            (
-                side.label.clone(),
-                by_side.remove(&side.key).unwrap_or_default(),
-            )
-        })
-        .collect();
-    Ok(Plot {
-        id: "precision-recall".into(),
-        title: "Grounding precision vs recall, per task".into(),
-        caption: format!(
-            "Each point is the tasks of one server at one (recall, precision), to two decimals; its area grows with their number (queries/precision_recall.sql). {drawn} of {total} tasks drawn; the rest have no precision or recall (no call used a field, or nothing is required)."
-        ),
-        svg: chart::scatter("grounding recall", "grounding precision", &series)?,
-    })
-}
-
-fn cost_plot(rows: &[Map<String, Value>], sides: &[Side]) -> Result<Option<Plot>> {
-    let values: Vec<Option<f64>> = rows
-        .iter()
-        .map(|r| r.get("cost_per_correct_answer_usd").and_then(Value::as_f64))
-        .collect();
-    if values.iter().all(Option::is_none) {
-        return Ok(None);
-    }
-    let cats: Vec<String> = sides.iter().map(|s| s.label.clone()).collect();
-    let none: Vec<&str> = sides
-        .iter()
-        .zip(&values)
-        .filter(|(_, v)| v.is_none())
-        .map(|(s, _)| s.key.as_str())
-        .collect();
-    let mut caption = "Total cost across all tasks / tasks answered correctly and grounded (seed 000's cost per correct answer: report.sql's cost_per_correct_answer_usd), in USD.".to_string();
-    if !none.is_empty() {
-        caption.push_str(&format!(
-            " No bar for {}: no task correct and grounded.",
-            none.join(", ")
-        ));
-    }
-    Ok(Some(Plot {
-        id: "cost".into(),
-        title: "Cost per correct and grounded answer".into(),
-        caption,
-        svg: chart::bars(
-            "USD",
-            &cats,
-            &[(
-                "cost per correct answer".into(),
-                values.iter().map(|v| v.unwrap_or(0.0)).collect(),
-            )],
-            false,
-        )?,
-    }))
 }
 
 /// The table's rows: every task when there are at most `max`; else the worst half (by
@@ -597,7 +514,7 @@ async fn open_for(opts: SessionOptions, picked: &[(String, String, String)]) -> 
     ] {
         let source = ctx
             .deregister_table(name)?
-            .ok_or_else(|| Error::Usage(format!("the project has no table {name}")))?;
+            .ok_or_else(|| Error::Config(format!("the project has no table {name}")))?;
         let full = format!("html_all_{name}");
         ctx.register_table(full.as_str(), source)?;
         let view = ctx
@@ -709,81 +626,6 @@ fn step_view(r: &Map<String, Value>) -> StepView {
     }
 }
 
-/// A plot per metric with history (trend_points), lines per server, the tool changes
-/// between recordings marked (trend_marks); or why there is none.
-async fn trend_plots(ctx: &SessionContext) -> Result<(Vec<Plot>, Vec<String>)> {
-    let (_, b) = collect(
-        ctx,
-        "SELECT metric, server, CAST(to_unixtime(recorded_at) AS BIGINT) AS at, value \
-         FROM trend_points WHERE value IS NOT NULL ORDER BY metric, server, recorded_at, run_id",
-    )
-    .await?;
-    let points = rows_as_json(&b)?;
-    if points.is_empty() {
-        return Ok((
-            Vec::new(),
-            vec!["Metric trends: no report_history in the project (record reports with `report --history DIR`)."
-                .to_string()],
-        ));
-    }
-    let (_, b) = collect(
-        ctx,
-        "SELECT server, CAST(to_unixtime(captured_at) AS BIGINT) AS at, changes, breaking, what \
-         FROM trend_marks ORDER BY captured_at, server",
-    )
-    .await?;
-    let marks = rows_as_json(&b)?;
-    let mut by_metric: BTreeMap<String, BTreeMap<String, Vec<(i64, f64)>>> = BTreeMap::new();
-    for p in &points {
-        let at = p.get("at").and_then(Value::as_i64).unwrap_or(0);
-        let v = p.get("value").and_then(Value::as_f64).unwrap_or(0.0);
-        by_metric
-            .entry(s(p, "metric"))
-            .or_default()
-            .entry(s(p, "server"))
-            .or_default()
-            .push((at, v));
-    }
-    let mut plots = Vec::new();
-    for (metric, series) in by_metric {
-        let servers: BTreeSet<&String> = series.keys().collect();
-        let (lo, hi) = series
-            .values()
-            .flatten()
-            .fold((i64::MAX, i64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
-        let m: Vec<(i64, String)> = marks
-            .iter()
-            .filter(|k| servers.contains(&s(k, "server")))
-            .filter_map(|k| {
-                let at = k.get("at").and_then(Value::as_i64)?;
-                (at >= lo && at <= hi).then(|| {
-                    let what = s(k, "what");
-                    let short: String = what.chars().take(28).collect();
-                    (
-                        at,
-                        if short.len() < what.len() {
-                            format!("{short}…")
-                        } else {
-                            short
-                        },
-                    )
-                })
-            })
-            .collect();
-        let series: Vec<(String, Vec<(i64, f64)>)> = series.into_iter().collect();
-        let n_marks = m.len();
-        plots.push(Plot {
-            id: format!("trend-{}", metric.replace('_', "-")),
-            title: format!("{} over time", metric.replace('_', " ")),
-            caption: format!(
-                "Each recorded report's {metric} (report_history, queries/trend_points.sql), per server; dashed lines: {n_marks} tool change(s) captured between recordings (queries/trend_marks.sql)."
-            ),
-            svg: chart::lines_over_time(&metric, &series, &m)?,
-        });
-    }
-    Ok((plots, Vec::new()))
-}
-
 /// Whether a report field is better higher (`better`), lower, or neither (`none`): cases
 /// count what was run, and seed 000 calls some clarification good.
 pub fn direction(metric: &str) -> Option<bool> {
@@ -804,6 +646,29 @@ pub fn direction(metric: &str) -> Option<bool> {
         m if m.starts_with("failures") => Some(false),
         _ => None,
     }
+}
+
+/// Writes the report page over `labels` (a labeler's labels.parquet) to `path`.
+pub async fn write_report(labels: &Path, opts: &Options, path: &Path) -> Result<()> {
+    let page = report_page(labels, opts).await?;
+    let html = crate::output::html::report(&page)?;
+    crate::output::write_atomic(path, html.as_bytes()).map_err(|e| Error::io(path.display(), e))
+}
+
+/// Writes the page of `report diff A B` (`diff_page`) to `path`, creating its folder.
+pub fn write_diff(
+    a: &str,
+    b: &str,
+    deltas: &[crate::eval::diff::Delta],
+    flips: &[crate::eval::diff::Flip],
+    path: &Path,
+) -> Result<()> {
+    let page = diff_page(a, b, deltas, flips)?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.display(), e))?;
+    }
+    let html = crate::output::html::diff(&page)?;
+    crate::output::write_atomic(path, html.as_bytes()).map_err(|e| Error::io(path.display(), e))
 }
 
 /// The page of `report diff A B`: every delta, coloured by the metric's direction, the
