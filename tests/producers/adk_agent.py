@@ -90,11 +90,13 @@ async def main():
         output = ""
         with tracer.start_as_current_span("handle question", attributes=scenarios.root_attributes(conv)) as root:
             trace_id = format(root.get_span_context().trace_id, "032x")
-            message = types.Content(role="user", parts=[types.Part(text=conv["question"])])
-            async for event in runner.run_async(user_id=scenarios.USER, session_id=session.id,
-                                                new_message=message):
-                if event.is_final_response() and event.content and event.content.parts:
-                    output = "".join(p.text or "" for p in event.content.parts)
+            # The user's answer to a clarifying question is the next message of the session.
+            for said in [conv["question"]] + ([conv["reply"]] if conv.get("reply") else []):
+                message = types.Content(role="user", parts=[types.Part(text=said)])
+                async for event in runner.run_async(user_id=scenarios.USER, session_id=session.id,
+                                                    new_message=message):
+                    if event.is_final_response() and event.content and event.content.parts:
+                        output = "".join(p.text or "" for p in event.content.parts)
         await toolset.close()
         await runner.close()
         print(json.dumps({"conversation": conv["name"], "trace_id": trace_id, "output": output.strip()}), flush=True)

@@ -57,6 +57,15 @@ for conv in scenarios.CONVERSATIONS:
                           llm=llm, verbose=False, max_iter=6)
             task = Task(description=conv["question"], expected_output="The answer.", agent=agent)
             result = Crew(agents=[agent], tasks=[task], verbose=False).kickoff()
+            if conv.get("reply"):
+                # A crew runs tasks, not conversations: the user's answer to the agent's
+                # question goes to the same agent run on its own with the history
+                # (Agent.kickoff with messages).
+                result = agent.kickoff([
+                    {"role": "user", "content": conv["question"]},
+                    {"role": "assistant", "content": str(result)},
+                    {"role": "user", "content": conv["reply"]},
+                ])
     print(json.dumps({"conversation": conv["name"], "trace_id": trace_id, "output": str(result)}), flush=True)
 provider.force_flush()
 provider.shutdown()

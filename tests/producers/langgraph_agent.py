@@ -55,6 +55,9 @@ async def main():
             tools = await client.get_tools()
             agent = create_react_agent(model, tools, prompt="Answer from the warehouse.")
             result = await agent.ainvoke({"messages": [{"role": "user", "content": conv["question"]}]})
+            if conv.get("reply"):
+                result = await agent.ainvoke(
+                    {"messages": result["messages"] + [{"role": "user", "content": conv["reply"]}]})
         print(json.dumps({"conversation": conv["name"], "trace_id": trace_id,
                           "output": result["messages"][-1].content}), flush=True)
     provider.force_flush()

@@ -31,6 +31,7 @@ from openinference.instrumentation.llama_index import LlamaIndexInstrumentor  # 
 LlamaIndexInstrumentor().instrument(tracer_provider=provider)
 
 from llama_index.core.agent.workflow import FunctionAgent  # noqa: E402
+from llama_index.core.memory import ChatMemoryBuffer  # noqa: E402
 from llama_index.llms.openai_like import OpenAILike  # noqa: E402
 from llama_index.tools.mcp import BasicMCPClient, McpToolSpec  # noqa: E402
 from opentelemetry import trace  # noqa: E402
@@ -53,7 +54,12 @@ async def main():
         agent = FunctionAgent(tools=tools, llm=llm, system_prompt="Answer from the warehouse.")
         with tracer.start_as_current_span("handle question", attributes=scenarios.root_attributes(conv)) as root:
             trace_id = format(root.get_span_context().trace_id, "032x")
-            result = await agent.run(user_msg=conv["question"])
+            # One memory for both runs: the user's answer to a clarifying question is the
+            # next run's message, after the conversation so far.
+            memory = ChatMemoryBuffer.from_defaults()
+            result = await agent.run(user_msg=conv["question"], memory=memory)
+            if conv.get("reply"):
+                result = await agent.run(user_msg=conv["reply"], memory=memory)
         print(json.dumps({"conversation": conv["name"], "trace_id": trace_id, "output": str(result).strip()}), flush=True)
     provider.force_flush()
     provider.shutdown()

@@ -79,10 +79,17 @@ mlflow.tracing.enable()
 async def run(conv, session, tools):
     client = openai.AsyncOpenAI(api_key="scripted", base_url="http://model.invalid/v1",
                                 http_client=openai_scripted.async_client(conv))
-    messages = [{"role": "system", "content": "Answer from the warehouse."},
-                {"role": "user", "content": conv["question"]}]
+    messages = [{"role": "system", "content": "Answer from the warehouse."}]
+    # The user's answer to a clarifying question is a second agent run with the history.
+    for said in [conv["question"]] + ([conv["reply"]] if conv.get("reply") else []):
+        messages.append({"role": "user", "content": said})
+        output = await run_once(client, session, tools, messages, said)
+    return output
+
+
+async def run_once(client, session, tools, messages, said):
     with mlflow.start_span(name="agent", span_type=SpanType.AGENT) as agent:
-        agent.set_inputs({"question": conv["question"]})
+        agent.set_inputs({"question": said})
         while True:
             reply = await client.chat.completions.create(model=scenarios.MODEL, messages=messages,
                                                          tools=tools)

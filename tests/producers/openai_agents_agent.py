@@ -60,6 +60,9 @@ async def main():
                     mcp_servers=[server],
                 )
                 result = await Runner.run(agent, conv["question"])
+                if conv.get("reply"):
+                    result = await Runner.run(
+                        agent, result.to_input_list() + [{"role": "user", "content": conv["reply"]}])
         print(json.dumps({"conversation": conv["name"], "trace_id": trace_id, "output": result.final_output}), flush=True)
     provider.force_flush()
     provider.shutdown()

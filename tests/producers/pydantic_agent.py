@@ -96,6 +96,8 @@ async def main():
             trace_id = format(root.get_span_context().trace_id, "032x")
             async with agent:
                 result = await agent.run(conv["question"])
+                if conv.get("reply"):
+                    result = await agent.run(conv["reply"], message_history=result.all_messages())
         print(json.dumps({"conversation": conv["name"], "trace_id": trace_id, "output": result.output}), flush=True)
     provider.force_flush()
     provider.shutdown()

@@ -2,9 +2,11 @@
 bundled demo records it for case emea-active-q2-017 (datasets/demo). Server A
 (`generic-warehouse`) lists tables, reads `customers`, guesses (is_active, region_code)
 and says so; Server B (`task-specific`) calls the task tool that carries the definition.
-A third conversation sends a query the server rejects, then retries. Token counts per
-model turn add up to the demo trace's, so the imported traces must label exactly as the
-demo's golden labels for that case (tests/it/producers.rs)."""
+A third conversation sends a query the server rejects, then retries. In a fourth the model
+asks the user which region they mean and the user answers in a second turn (the agent run
+again with the conversation so far): one clarification loop as seed 000 counts them.
+Token counts per model turn add up to the demo trace's, so the imported traces must label
+exactly as the demo's golden labels for that case (tests/it/producers.rs)."""
 
 MODEL = "claude-sonnet-4-5"
 USER = "fin.analyst.02"
@@ -55,6 +57,24 @@ CONVERSATIONS = [
             {"calls": [{"tool": "run_sql", "id": "call_c2", "arguments": {"sql": "SELECT COUNT(*) FROM customers"}}],
              "input_tokens": 600, "output_tokens": 20},
             {"answer": "1,284", "input_tokens": 700, "output_tokens": 5},
+        ],
+    },
+    {
+        "name": "task-clarified",
+        "server": "task-specific",
+        "question": "How many active customers did we have last quarter?",
+        # No case. The first run ends with the model's question; `reply` is the user's
+        # answer, sent as a second run with the first run's messages as history. The
+        # scripted model counts the assistant messages it is sent, so the turns go on.
+        "reply": "EMEA, please.",
+        "turns": [
+            {"answer": "Which region do you mean: EMEA, AMER or APAC?",
+             "input_tokens": 900, "output_tokens": 15},
+            {"calls": [{"tool": "active_customer_count", "id": "call_d1",
+                        "arguments": {"region": "EMEA", "period": "FY2027-Q1"}}],
+             "input_tokens": 2300, "output_tokens": 45},
+            {"answer": "1,284 active customers in EMEA in fiscal Q1 FY2027.",
+             "input_tokens": 2500, "output_tokens": 20},
         ],
     },
 ]

@@ -59,6 +59,9 @@ for conv in scenarios.CONVERSATIONS:
         with MCPClient(params, structured_output=True) as tools:
             agent = ToolCallingAgent(tools=tools, model=model, verbosity_level=0, max_steps=6)
             result = agent.run(conv["question"])
+            if conv.get("reply"):
+                # The same agent, its memory kept: the user's answer is the next task.
+                result = agent.run(conv["reply"], reset=False)
     print(json.dumps({"conversation": conv["name"], "trace_id": trace_id, "output": str(result)}), flush=True)
 provider.force_flush()
 provider.shutdown()

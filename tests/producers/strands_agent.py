@@ -53,6 +53,8 @@ for conv in scenarios.CONVERSATIONS:
             agent = Agent(model=model, tools=mcp.list_tools_sync(), callback_handler=None,
                           system_prompt="Answer from the warehouse.")
             result = agent(conv["question"])
+            if conv.get("reply"):
+                result = agent(conv["reply"])
     print(json.dumps({"conversation": conv["name"], "trace_id": trace_id, "output": str(result).strip()}), flush=True)
 provider.force_flush()
 provider.shutdown()

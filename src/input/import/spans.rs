@@ -821,40 +821,38 @@ pub struct Counts {
     pub keys: BTreeMap<String, usize>,
 }
 
-/// Makes steps of spans (all inputs' spans together: an agent and its server may export
-/// to different files).
-pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<Step> {
-    spans.iter_mut().for_each(|s| {
-        lift_mlflow(s);
-        lift_vercel_ai(s);
-        lift_events(s);
-    });
-    spans.sort_by(|a, b| {
-        (a.start, &a.trace_id, &a.span_id).cmp(&(b.start, &b.trace_id, &b.span_id))
-    });
+/// The spans' calls: which spans describe one logical call or model turn (`groups`), each
+/// span's parent, role and depth below its trace's root.
+struct Grouped {
+    groups: Groups,
+    parents: Vec<Option<usize>>,
+    depth: Vec<usize>,
+    roles: Vec<Role>,
+}
+
+/// Groups `spans` (sorted) into calls: nested spans of one role, tool spans naming one
+/// call id, and a server span whose context did not propagate with the client span that
+/// holds it.
+fn group(spans: &[Span]) -> Grouped {
     let n = spans.len();
-    let c = &mut out.counts;
-    c.spans += n;
-    for s in &spans {
-        for k in s.attrs.keys().filter(|k| !k.starts_with("resource.")) {
-            *c.keys.entry(k.clone()).or_default() += 1;
-        }
-    }
     let index: HashMap<(&str, &str), usize> = spans
         .iter()
         .enumerate()
         .map(|(i, s)| ((s.trace_id.as_str(), s.span_id.as_str()), i))
         .collect();
-    let parent = |i: usize| -> Option<usize> {
-        let s = &spans[i];
-        (!s.parent_id.is_empty())
-            .then(|| {
-                index
-                    .get(&(s.trace_id.as_str(), s.parent_id.as_str()))
-                    .copied()
-            })
-            .flatten()
-    };
+    let parents: Vec<Option<usize>> = spans
+        .iter()
+        .map(|s| {
+            (!s.parent_id.is_empty())
+                .then(|| {
+                    index
+                        .get(&(s.trace_id.as_str(), s.parent_id.as_str()))
+                        .copied()
+                })
+                .flatten()
+        })
+        .collect();
+    let parent = |i: usize| parents[i];
     let roles: Vec<Role> = spans.iter().map(role).collect();
     let names: Vec<Option<String>> = spans
         .iter()
@@ -970,6 +968,40 @@ pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<St
             groups.union(i, j);
         }
     }
+    Grouped {
+        groups,
+        parents,
+        depth,
+        roles,
+    }
+}
+
+/// Makes steps of spans (all inputs' spans together: an agent and its server may export
+/// to different files).
+pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<Step> {
+    spans.iter_mut().for_each(|s| {
+        lift_mlflow(s);
+        lift_vercel_ai(s);
+        lift_events(s);
+    });
+    spans.sort_by(|a, b| {
+        (a.start, &a.trace_id, &a.span_id).cmp(&(b.start, &b.trace_id, &b.span_id))
+    });
+    let n = spans.len();
+    let c = &mut out.counts;
+    c.spans += n;
+    for s in &spans {
+        for k in s.attrs.keys().filter(|k| !k.starts_with("resource.")) {
+            *c.keys.entry(k.clone()).or_default() += 1;
+        }
+    }
+    let Grouped {
+        mut groups,
+        parents,
+        depth,
+        roles,
+    } = group(&spans);
+    let parent = |i: usize| parents[i];
 
     // Conversations: the OTLP traces that share a conversation id; else one trace each.
     let mut trace_conv: BTreeMap<&str, String> = BTreeMap::new();
@@ -1233,8 +1265,9 @@ pub fn steps(mut spans: Vec<Span>, opts: &Options, out: &mut Imported) -> Vec<St
                         .find_map(|(id, _, _)| answer_by_call_id.get(id.as_ref()?))
                 })
                 .flatten();
+            // Its text, as a reply that asked for nothing: the answer when it is the
+            // conversation's last (below); an earlier one is a message the user replied to.
             if let Some(text) = answered {
-                st.kind = "answer";
                 st.text = Some(text.clone());
                 asked_tools = false;
             }
@@ -1649,14 +1682,25 @@ fn user_messages(s: &Span) -> Vec<String> {
 
 /// The user messages of a model call that are new to the conversation. A call's input
 /// usually repeats the history: what extends the messages already seen is new. An input
-/// that does not repeat it (a framework that sends only the latest turn) adds what
-/// differs from the last message seen.
+/// that does not (a framework that sends only the latest turn, or rewrites the history:
+/// CrewAI's standalone agent after its crew) adds the messages the turns so far do not
+/// already hold as often (a multiset difference, in the input's order).
 fn new_turns(seen: &mut Vec<String>, said: Vec<String>) -> Vec<String> {
     let new: Vec<String> = if said.starts_with(seen) {
         said[seen.len()..].to_vec()
     } else {
+        let mut have: HashMap<&str, usize> = HashMap::new();
+        for t in seen.iter() {
+            *have.entry(t.as_str()).or_default() += 1;
+        }
         said.into_iter()
-            .filter(|t| seen.last() != Some(t))
+            .filter(|t| match have.get_mut(t.as_str()) {
+                Some(n) if *n > 0 => {
+                    *n -= 1;
+                    false
+                }
+                _ => true,
+            })
             .collect()
     };
     seen.extend(new.iter().cloned());
@@ -1933,6 +1977,18 @@ mod tests {
         // A framework that sends the latest turn alone.
         assert_eq!(new_turns(&mut seen, t(&["EMEA, fiscal"])), t(&[]));
         assert_eq!(new_turns(&mut seen, t(&["thanks"])), t(&["thanks"]));
+        // A history rewritten by the framework: only what the turns lack is new.
+        let mut seen = t(&["Current Task: Q", "Q", "EMEA"]);
+        assert_eq!(new_turns(&mut seen, t(&["Q", "EMEA"])), t(&[]));
+        assert_eq!(new_turns(&mut seen, t(&["Q", "EMEA", "yes"])), t(&["yes"]));
+        // The same answer twice is two turns when the history shows it twice.
+        assert_eq!(
+            new_turns(
+                &mut seen,
+                t(&["Current Task: Q", "Q", "EMEA", "yes", "yes"])
+            ),
+            t(&["yes"])
+        );
     }
 
     #[test]

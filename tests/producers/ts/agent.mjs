@@ -124,20 +124,26 @@ for (const { conv, server, root: rootAttrs } of plan.plan) {
   const traceId = root.spanContext().traceId;
   let output = "";
   try {
-    const result = await context.with(trace.setSpan(context.active(), root), () =>
-      generateText({
-        model: scripted(conv.turns),
-        system: "Answer from the warehouse.",
-        prompt: conv.question,
-        tools,
-        stopWhen: stepCountIs(10),
-        telemetry: {
-          isEnabled: true,
-          integrations: [telemetry === "legacy" ? new LegacyOpenTelemetry() : new OpenTelemetry()],
-        },
-      }),
-    );
-    output = result.text;
+    // The user's answer to a clarifying question is a second call with the conversation so far.
+    let messages = [];
+    for (const said of [conv.question, ...(conv.reply ? [conv.reply] : [])]) {
+      messages.push({ role: "user", content: said });
+      const result = await context.with(trace.setSpan(context.active(), root), () =>
+        generateText({
+          model: scripted(conv.turns),
+          system: "Answer from the warehouse.",
+          messages,
+          tools,
+          stopWhen: stepCountIs(10),
+          telemetry: {
+            isEnabled: true,
+            integrations: [telemetry === "legacy" ? new LegacyOpenTelemetry() : new OpenTelemetry()],
+          },
+        }),
+      );
+      messages = [...messages, ...result.response.messages];
+      output = result.text;
+    }
   } finally {
     root.end();
     await client.close();
