@@ -1525,10 +1525,17 @@ fn model_step(
         .find(|u| !u.is_empty())
         .unwrap_or_default();
     let span_id = Some(ms[0].span_id.clone());
+    // The user spoke before the reply was written: never after the time the reply is placed
+    // at (a span's millisecond start can equal the first call it asked for, which the
+    // reply is placed just before: the Vercel AI SDK's classic spans).
+    let said_at = match (start, end) {
+        (Some(s), Some(e)) if s > e => Some(e),
+        (s, _) => s,
+    };
     for q in new_turns(users, said) {
         steps.push(Step {
             kind: "user",
-            ts: start,
+            ts: said_at,
             seq,
             text: Some(q),
             span_id: span_id.clone(),
