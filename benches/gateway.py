@@ -12,7 +12,15 @@ Two loads each: one session sending SEQ calls one after another (per-call latenc
 p99, and what the gateway adds to the direct path's), and SESSIONS sessions sending
 BURST concurrent calls each (calls/s). Every call must be answered with its own n.
 
-  python3 benches/gateway.py [--seq 300] [--sessions 4] [--burst 250] [--write]
+Then the mixed load, over HTTP only (tests/producers/mixed_load_client.py): AGENTS agents
+at once, 2026-07-28 (fastmcp's Client) and 2025-11-25 (the SDK's ClientSession) mixed,
+CALLS concurrent calls each, agent 0 misbehaving (a parameter the schema does not have).
+Latency p50 / p99 of the well-behaved agents' calls, each of which must come back with
+its own n, against the server serving HTTP itself, the gateway's face with the server
+over stdio behind it, and the face with that same HTTP server as its upstream.
+
+  python3 benches/gateway.py [--seq 300] [--sessions 4] [--burst 250]
+                             [--agents 10] [--calls 100] [--write]
 
 Needs the producers venv (scripts/setup.sh) and the release binary (cargo build
 --release). --write puts the table into benches/RESULTS.md."""
@@ -33,6 +41,7 @@ BIN = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.expanduser("~/.cac
                    "release/groundcheck")
 SERVER = [PY, os.path.join(ROOT, "tests/producers/burst_server.py")]
 CLIENT = [PY, os.path.join(ROOT, "tests/producers/burst_client.py")]
+MIXED = [PY, os.path.join(ROOT, "tests/producers/mixed_load_client.py")]
 
 
 def free_port():
@@ -81,6 +90,27 @@ def measure(name, cmd_for, args, tmp):
     return row
 
 
+def mixed(name, cmd_for, args, tmp):
+    """The mixed load through one way: p50 / p99 of agents 1.. (agent 0 misbehaves)."""
+    cmd, stop = cmd_for(tmp, "mixed")
+    try:
+        out = subprocess.run(MIXED + [str(args.agents), str(args.calls), "--"] + cmd,
+                             capture_output=True, text=True, timeout=600)
+    finally:
+        stop()
+    if out.returncode != 0:
+        sys.exit(f"{name}: mixed_load_client.py failed: {out.stderr[-2000:]}")
+    lines = [json.loads(l) for l in out.stdout.splitlines()]
+    total = lines.pop()
+    good = [l for l in lines if l["agent"] != 0]
+    bad = [l for l in good if not l["ok"] or l["answer"] != l["n"]]
+    if bad or total["answered"] != total["calls"]:
+        sys.exit(f"{name}: {len(bad)} wrong answers, {total}")
+    ms = sorted(l["ms"] for l in good)
+    return {"way": name, "p50_ms": ms[len(ms) // 2], "p99_ms": ms[int(len(ms) * 0.99)],
+            "calls": len(good), "misbehaving": len(lines) - len(good)}
+
+
 def direct_stdio(tmp, load):
     return SERVER, lambda: None
 
@@ -110,11 +140,33 @@ def gateway_http(tmp, load):
     return [url], stop
 
 
+def gateway_http_upstream(tmp, load):
+    """The face in front of the server serving HTTP itself (`--upstream`)."""
+    port = free_port()
+    server = subprocess.Popen(SERVER, env={**os.environ, "GC_HTTP_PORT": str(port)},
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_port(port)
+    p = subprocess.Popen([BIN, "gateway", "-q", "--listen", "127.0.0.1:0", "--out",
+                          os.path.join(tmp, f"gw-up-{load}"), "--upstream",
+                          f"http://127.0.0.1:{port}/mcp"], stderr=subprocess.PIPE, text=True)
+    first = p.stderr.readline()
+    url = re.search(r"http://\S+", first).group(0)
+
+    def stop():
+        p.send_signal(2)
+        p.wait()
+        server.terminate()
+        server.wait()
+    return [url], stop
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seq", type=int, default=300)
     ap.add_argument("--sessions", type=int, default=4)
     ap.add_argument("--burst", type=int, default=250)
+    ap.add_argument("--agents", type=int, default=10)
+    ap.add_argument("--calls", type=int, default=100)
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args()
     if not os.path.exists(BIN):
@@ -124,14 +176,25 @@ def main():
         rows = [measure(n, f, args, tmp) for n, f in (
             ("direct stdio", direct_stdio), ("gateway stdio", gateway_stdio),
             ("direct HTTP", direct_http), ("gateway HTTP (stdio upstream)", gateway_http))]
+        mixed_rows = [mixed(n, f, args, tmp) for n, f in (
+            ("direct HTTP", direct_http), ("gateway HTTP (stdio upstream)", gateway_http),
+            ("gateway HTTP (HTTP upstream)", gateway_http_upstream))]
     base = {"stdio": rows[0], "HTTP": rows[2]}
     table = ["| way | p50 ms | p99 ms | added p50 / p99 ms | calls/s (burst) |", "|---|---|---|---|---|"]
     for r in rows:
         b = base["HTTP" if "HTTP" in r["way"] else "stdio"]
         added = "" if r is b else f"{r['p50_ms'] - b['p50_ms']:+.2f} / {r['p99_ms'] - b['p99_ms']:+.2f}"
         table.append(f"| {r['way']} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {added} | {r['calls_per_s']:.0f} |")
+    mb = mixed_rows[0]
+    mixed_table = ["| way | p50 ms | p99 ms | added p50 / p99 ms | calls checked |", "|---|---|---|---|---|"]
+    for r in mixed_rows:
+        added = "" if r is mb else f"{r['p50_ms'] - mb['p50_ms']:+.2f} / {r['p99_ms'] - mb['p99_ms']:+.2f}"
+        mixed_table.append(f"| {r['way']} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {added} | {r['calls']} |")
     text = "\n".join(table)
+    mixed_text = "\n".join(mixed_table)
     print(text)
+    print()
+    print(mixed_text)
     if args.write:
         path = os.path.join(ROOT, "benches/RESULTS.md")
         doc = open(path).read()
@@ -139,7 +202,11 @@ def main():
         section = (f"{head}\n\nRelease binary, 2 cores; the official MCP SDK 2.x ClientSession against a fastmcp 4 "
                    f"server. Latency: 1 session, {args.seq} sequential calls; calls/s: {args.sessions} sessions x "
                    f"{args.burst} concurrent calls. The gateway HTTP row's baseline is the server serving HTTP "
-                   f"itself.\n\n{text}\n")
+                   f"itself.\n\n{text}\n\nMixed load: {args.agents} agents at once through HTTP, "
+                   f"2026-07-28 (fastmcp's Client) and 2025-11-25 (the SDK's ClientSession) alternating, "
+                   f"{args.calls} concurrent calls each, agent 0 misbehaving (a parameter the schema does "
+                   f"not have); latency of the other agents' calls, each answered with its own n.\n\n"
+                   f"{mixed_text}\n")
         if head in doc:
             doc = re.sub(re.escape(head) + r".*?(?=\n## |\Z)", section.rstrip() + "\n", doc, flags=re.S)
         else:

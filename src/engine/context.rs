@@ -79,13 +79,49 @@ pub fn register_functions(ctx: &mut SessionContext) -> datafusion::common::Resul
 /// scheduler and executors), our runtime and our functions.
 pub fn session_state(config: SessionConfig) -> datafusion::common::Result<SessionState> {
     let state = SessionStateBuilder::new()
-        .with_config(apply_options(config))
+        .with_config(env_options(apply_options(config))?)
         .with_runtime_env(runtime()?)
         .with_default_features()
         .build();
     let mut ctx = SessionContext::new_with_state(state);
     register_functions(&mut ctx)?;
     Ok(ctx.state())
+}
+
+/// DataFusion's options from `DATAFUSION_*` environment variables, over ours: the option
+/// `datafusion.optimizer.prefer_hash_join` is `DATAFUSION_OPTIMIZER_PREFER_HASH_JOIN`
+/// (DataFusion's own convention). To tune a machine, or to measure a setting without a
+/// rebuild (benches/RESULTS.md); a name that is no option is refused.
+fn env_options(mut config: SessionConfig) -> datafusion::common::Result<SessionConfig> {
+    let vars: Vec<(String, String)> = std::env::vars()
+        .filter(|(k, _)| k.starts_with("DATAFUSION_"))
+        .collect();
+    if vars.is_empty() {
+        return Ok(config);
+    }
+    let keys: Vec<String> = config
+        .options()
+        .entries()
+        .into_iter()
+        .map(|e| e.key)
+        .collect();
+    for (var, value) in vars {
+        let Some(key) = keys
+            .iter()
+            .find(|k| k.to_uppercase().replace('.', "_") == var)
+        else {
+            return Err(datafusion::error::DataFusionError::Configuration(format!(
+                "environment variable {var}: no DataFusion option of that name \
+                 (DATAFUSION_ followed by an option's key in capitals, dots as underscores)"
+            )));
+        };
+        config.options_mut().set(key, &value).map_err(|e| {
+            datafusion::error::DataFusionError::Configuration(format!(
+                "environment variable {var}={value}: {e}"
+            ))
+        })?;
+    }
+    Ok(config)
 }
 
 /// The options `apply_options` changes, as `SET`-able key/value pairs (the Python package

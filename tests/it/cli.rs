@@ -352,6 +352,43 @@ fn sql_errors_exit_2() {
     }
 }
 
+/// DataFusion's options can be set from the environment (DataFusion's DATAFUSION_* names)
+/// over ours; a name that is no option is refused with exit 2.
+#[test]
+fn datafusion_options_come_from_the_environment() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = demo();
+    let setting = "SELECT value FROM information_schema.df_settings \
+                   WHERE name = 'datafusion.optimizer.prefer_hash_join'";
+    let sql = |env: &[(&str, &str)]| {
+        let mut c = crate::support::cmd(tmp.path());
+        c.args([
+            "sql",
+            "--format",
+            "csv",
+            "--data",
+            d.to_str().unwrap(),
+            setting,
+        ]);
+        c.envs(env.iter().copied());
+        crate::support::finish(c, crate::support::RUN_LIMIT)
+    };
+    let ours = sql(&[]);
+    assert_eq!(ours.code, 0, "{}", ours.stderr);
+    assert_eq!(ours.stdout, "value\nfalse\n");
+    let set = sql(&[("DATAFUSION_OPTIMIZER_PREFER_HASH_JOIN", "true")]);
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    assert_eq!(set.stdout, "value\ntrue\n");
+    let bad = sql(&[("DATAFUSION_OPTIMIZER_NO_SUCH_THING", "1")]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(
+        bad.stderr
+            .contains("DATAFUSION_OPTIMIZER_NO_SUCH_THING: no DataFusion option"),
+        "{}",
+        bad.stderr
+    );
+}
+
 #[test]
 fn docs_tables_md_is_generated_from_the_code() {
     let generated = ok(&root(), &["tables", "--markdown"]);

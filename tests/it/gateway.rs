@@ -1007,6 +1007,85 @@ fn gateway_passes_bytes_through_unchanged_both_ways_on_both_faces() {
         "{seen}"
     );
     assert!(!seen.contains("\"1.0\""), "{seen}");
+
+    // A streamable-HTTP upstream: the same server speaking HTTP behind the stdio face. Its
+    // SSE answer to tools/call and its JSON answers reach the agent as it wrote them, the
+    // agent's call reaches it as the agent wrote it, with the session and version headers.
+    let got = d.join("http-upstream-got.txt");
+    let mut server = Command::new("python3")
+        .arg(&script)
+        .arg(&got)
+        .arg("--http")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let port = first.trim().strip_prefix("listening ").expect("a port");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let mut gw = Command::new(env!("CARGO_BIN_EXE_groundcheck"))
+        .args([
+            "gateway",
+            "--trace-id",
+            "b3",
+            "--call-timeout",
+            "30",
+            "--out",
+        ])
+        .arg(d.join("o3"))
+        .args(["--upstream", &url])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let stdout = gw.stdout.take().unwrap();
+    let (tx, rx) = channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut stdin = gw.stdin.take().unwrap();
+    let mut say = |line: &str| {
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    };
+    say(init);
+    until(&rx, "0");
+    say(initialized);
+    say(&call("21"));
+    assert_eq!(until(&rx, "21"), answer("21"), "an SSE answer, as written");
+    say(
+        "[{\"jsonrpc\":\"2.0\",\"id\":22,\"method\":\"ping\"}, {\"id\":23,\"method\":\"ping\",\"jsonrpc\":\"2.0\"}]",
+    );
+    assert_eq!(
+        until(&rx, "22"),
+        "{\"result\": {},   \"jsonrpc\":\"2.0\", \"id\": 22}"
+    );
+    until(&rx, "23");
+    drop(stdin);
+    assert!(gw.wait().unwrap().success());
+    let _ = server.kill();
+    let _ = server.wait();
+    let seen = std::fs::read_to_string(&got).unwrap();
+    assert!(
+        seen.contains(&format!(
+            "{}\n# session=bytes-1 version=2025-06-18 method=None name=None\n",
+            call("21")
+        )),
+        "{seen}"
+    );
+    assert!(seen.contains("# DELETE session=bytes-1\n"), "{seen}");
+    let log = std::fs::read_to_string(d.join("o3/gateway/b3.messages.jsonl")).unwrap();
+    assert!(
+        log.contains(&format!("\"message\":{}}}", answer("21"))),
+        "{log}"
+    );
 }
 
 /// Issue #45: on the HTTP face, sessionless (2026-07-28) agents are kept apart: agent A's
