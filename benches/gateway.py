@@ -14,10 +14,11 @@ BURST concurrent calls each (calls/s). Every call must be answered with its own 
 
 Then the mixed load, over HTTP only (tests/producers/mixed_load_client.py): AGENTS agents
 at once, 2026-07-28 (fastmcp's Client) and 2025-11-25 (the SDK's ClientSession) mixed,
-CALLS concurrent calls each, agent 0 misbehaving (a parameter the schema does not have).
-Latency p50 / p99 of the well-behaved agents' calls, each of which must come back with
-its own n, against the server serving HTTP itself, the gateway's face with the server
-over stdio behind it, and the face with that same HTTP server as its upstream.
+CALLS calls each (one after another per agent, then all at once), agent 0 misbehaving
+(a parameter the schema does not have). Latency p50 / p99 of the well-behaved agents'
+calls, each of which must come back with its own n, against the server serving HTTP
+itself, the gateway's face with the server over stdio behind it, and the face with that
+same HTTP server as its upstream.
 
   python3 benches/gateway.py [--seq 300] [--sessions 4] [--burst 250]
                              [--agents 10] [--calls 100] [--write]
@@ -90,11 +91,13 @@ def measure(name, cmd_for, args, tmp):
     return row
 
 
-def mixed(name, cmd_for, args, tmp):
-    """The mixed load through one way: p50 / p99 of agents 1.. (agent 0 misbehaves)."""
-    cmd, stop = cmd_for(tmp, "mixed")
+def mixed(name, cmd_for, args, tmp, sequential):
+    """The mixed load through one way: p50 / p99 of agents 1.. (agent 0 misbehaves), and
+    the calls of all agents per second of the load's wall time."""
+    cmd, stop = cmd_for(tmp, f"mixed-{sequential}")
     try:
-        out = subprocess.run(MIXED + [str(args.agents), str(args.calls), "--"] + cmd,
+        out = subprocess.run(MIXED + [str(args.agents), str(args.calls)]
+                             + (["--sequential"] if sequential else []) + ["--"] + cmd,
                              capture_output=True, text=True, timeout=600)
     finally:
         stop()
@@ -108,7 +111,8 @@ def mixed(name, cmd_for, args, tmp):
         sys.exit(f"{name}: {len(bad)} wrong answers, {total}")
     ms = sorted(l["ms"] for l in good)
     return {"way": name, "p50_ms": ms[len(ms) // 2], "p99_ms": ms[int(len(ms) * 0.99)],
-            "calls": len(good), "misbehaving": len(lines) - len(good)}
+            "calls": len(good), "misbehaving": len(lines) - len(good), "in_flight": args.agents if sequential else args.agents * args.calls,
+            "calls_per_s": total["calls"] / total["wall_s"]}
 
 
 def direct_stdio(tmp, load):
@@ -176,20 +180,26 @@ def main():
         rows = [measure(n, f, args, tmp) for n, f in (
             ("direct stdio", direct_stdio), ("gateway stdio", gateway_stdio),
             ("direct HTTP", direct_http), ("gateway HTTP (stdio upstream)", gateway_http))]
-        mixed_rows = [mixed(n, f, args, tmp) for n, f in (
+        # Each agent's calls one after another (at most one call per agent in flight), then
+        # every call of every agent at once (the latency is then mostly queueing on 2 cores).
+        mixed_rows = [[mixed(n, f, args, tmp, seq) for n, f in (
             ("direct HTTP", direct_http), ("gateway HTTP (stdio upstream)", gateway_http),
             ("gateway HTTP (HTTP upstream)", gateway_http_upstream))]
+            for seq in (True, False)]
     base = {"stdio": rows[0], "HTTP": rows[2]}
     table = ["| way | p50 ms | p99 ms | added p50 / p99 ms | calls/s (burst) |", "|---|---|---|---|---|"]
     for r in rows:
         b = base["HTTP" if "HTTP" in r["way"] else "stdio"]
         added = "" if r is b else f"{r['p50_ms'] - b['p50_ms']:+.2f} / {r['p99_ms'] - b['p99_ms']:+.2f}"
         table.append(f"| {r['way']} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {added} | {r['calls_per_s']:.0f} |")
-    mb = mixed_rows[0]
-    mixed_table = ["| way | p50 ms | p99 ms | added p50 / p99 ms | calls checked |", "|---|---|---|---|---|"]
-    for r in mixed_rows:
-        added = "" if r is mb else f"{r['p50_ms'] - mb['p50_ms']:+.2f} / {r['p99_ms'] - mb['p99_ms']:+.2f}"
-        mixed_table.append(f"| {r['way']} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {added} | {r['calls']} |")
+    mixed_table = ["| calls in flight | way | p50 ms | p99 ms | added p50 / p99 ms | calls/s | calls checked |",
+                   "|---|---|---|---|---|---|---|"]
+    for load in mixed_rows:
+        mb = load[0]
+        for r in load:
+            added = "" if r is mb else f"{r['p50_ms'] - mb['p50_ms']:+.2f} / {r['p99_ms'] - mb['p99_ms']:+.2f}"
+            mixed_table.append(f"| {r['in_flight']} | {r['way']} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {added} "
+                               f"| {r['calls_per_s']:.0f} | {r['calls']} |")
     text = "\n".join(table)
     mixed_text = "\n".join(mixed_table)
     print(text)
@@ -204,8 +214,13 @@ def main():
                    f"{args.burst} concurrent calls. The gateway HTTP row's baseline is the server serving HTTP "
                    f"itself.\n\n{text}\n\nMixed load: {args.agents} agents at once through HTTP, "
                    f"2026-07-28 (fastmcp's Client) and 2025-11-25 (the SDK's ClientSession) alternating, "
-                   f"{args.calls} concurrent calls each, agent 0 misbehaving (a parameter the schema does "
-                   f"not have); latency of the other agents' calls, each answered with its own n.\n\n"
+                   f"{args.calls} calls each (first one after another per agent, so {args.agents} in "
+                   f"flight; then all at once), agent 0 misbehaving (a parameter the schema does not "
+                   f"have); latency of the other agents' calls, each answered with its own n; calls/s "
+                   f"over all agents' calls and the load's wall time. The agents are one Python process "
+                   f"(asyncio), so with every call in flight at once the latency is mostly waiting in "
+                   f"queues on 2 cores shared by the agents, the server and the gateway: there the added "
+                   f"latency is the gateway's share of the CPU.\n\n"
                    f"{mixed_text}\n")
         if head in doc:
             doc = re.sub(re.escape(head) + r".*?(?=\n## |\Z)", section.rstrip() + "\n", doc, flags=re.S)

@@ -115,6 +115,26 @@ impl Agent {
     }
 }
 
+/// Every line `r` gives, as text on a channel, read on a thread of its own so that a
+/// wait on it can time out.
+fn line_channel(r: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(r).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Writes one message line, as given, and flushes it.
+fn say_line(stdin: &mut ChildStdin, line: &str) {
+    writeln!(stdin, "{line}").unwrap();
+    stdin.flush().unwrap();
+}
+
 fn text(result: &Value) -> String {
     result
         .pointer("/result/content/0/text")
@@ -892,20 +912,9 @@ fn gateway_passes_bytes_through_unchanged_both_ways_on_both_faces() {
         .stderr(Stdio::inherit())
         .spawn()
         .unwrap();
-    let stdout = gw.stdout.take().unwrap();
-    let (tx, rx) = channel::<String>();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let rx = line_channel(gw.stdout.take().unwrap());
     let mut stdin = gw.stdin.take().unwrap();
-    let mut say = |line: &str| {
-        writeln!(stdin, "{line}").unwrap();
-        stdin.flush().unwrap();
-    };
+    let mut say = |line: &str| say_line(&mut stdin, line);
     let until = |rx: &Receiver<String>, id: &str| loop {
         let l = rx.recv_timeout(WAIT).expect("an answer from the gateway");
         if l.ends_with(&format!("\"id\": {id}}}")) || l.contains(&format!("\"id\":{id}")) {
@@ -1041,20 +1050,9 @@ fn gateway_passes_bytes_through_unchanged_both_ways_on_both_faces() {
         .stderr(Stdio::inherit())
         .spawn()
         .unwrap();
-    let stdout = gw.stdout.take().unwrap();
-    let (tx, rx) = channel::<String>();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let rx = line_channel(gw.stdout.take().unwrap());
     let mut stdin = gw.stdin.take().unwrap();
-    let mut say = |line: &str| {
-        writeln!(stdin, "{line}").unwrap();
-        stdin.flush().unwrap();
-    };
+    let mut say = |line: &str| say_line(&mut stdin, line);
     say(init);
     until(&rx, "0");
     say(initialized);
@@ -1206,15 +1204,7 @@ fn a_failing_server_is_reported_with_the_environment_hint() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let (tx, rx) = channel::<String>();
-    let err = gw.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for l in BufReader::new(err).lines().map_while(Result::ok) {
-            if tx.send(l).is_err() {
-                break;
-            }
-        }
-    });
+    let rx = line_channel(gw.stderr.take().unwrap());
     let mut seen = Vec::new();
     let hint = loop {
         let l = rx

@@ -4,8 +4,9 @@ info `agent-I`), odd ones the MCP SDK's ClientSession (2025-11-25: a session eac
 sends CALLS concurrent `work(n)` calls (n = I * 100000 + J). Agent 0 misbehaves: its calls
 name the parameter `number`, which the schema does not have. Prints one JSON line per
 call {"agent", "n", "ok", "answer" (n echoed) or "error", "ms"}, then one summary line
-{"calls", "answered", "p50_ms", "p99_ms"}.
-Usage: mixed_load_client.py AGENTS CALLS -- URL"""
+{"calls", "answered", "p50_ms", "p99_ms", "wall_s"}. With --sequential each agent sends its
+calls one after another (the agents still run at once).
+Usage: mixed_load_client.py AGENTS CALLS [--sequential] -- URL"""
 
 import asyncio
 import json
@@ -23,6 +24,7 @@ except ImportError:  # 1.x
 
 agents, calls = int(sys.argv[1]), int(sys.argv[2])
 url = sys.argv[sys.argv.index("--") + 1]
+sequential = "--sequential" in sys.argv[:sys.argv.index("--")]
 lines = []
 
 
@@ -44,6 +46,14 @@ def args(agent, n):
     return {"number": n} if agent == 0 else {"n": n, "ms": 2}
 
 
+async def each(one):
+    if sequential:
+        for j in range(calls):
+            await one(j)
+    else:
+        await asyncio.gather(*(one(j) for j in range(calls)))
+
+
 async def modern(agent):
     info = types.Implementation(name=f"agent-{agent}", version="1.0")
     async with Client(StreamableHttpTransport(url), client_info=info) as c:
@@ -54,7 +64,7 @@ async def modern(agent):
                 record(agent, n, t, await c.call_tool("work", args(agent, n), raise_on_error=False))
             except Exception as e:  # a JSON-RPC error is an answer too
                 record(agent, n, t, exc=e)
-        await asyncio.gather(*(one(j) for j in range(calls)))
+        await each(one)
 
 
 async def session(agent):
@@ -69,17 +79,20 @@ async def session(agent):
                     record(agent, n, t, await s.call_tool("work", args(agent, n)))
                 except Exception as e:
                     record(agent, n, t, exc=e)
-            await asyncio.gather(*(one(j) for j in range(calls)))
+            await each(one)
 
 
 async def main():
     await asyncio.gather(*((modern if a % 2 == 0 else session)(a) for a in range(agents)))
 
 
+started = time.perf_counter()
 asyncio.run(main())
+wall = time.perf_counter() - started
 for line in lines:
     print(json.dumps(line))
 ms = sorted(l["ms"] for l in lines)
 print(json.dumps({"calls": agents * calls, "answered": len(lines),
                   "p50_ms": ms[len(ms) // 2] if ms else None,
-                  "p99_ms": ms[int(len(ms) * 0.99)] if ms else None}))
+                  "p99_ms": ms[int(len(ms) * 0.99)] if ms else None,
+                  "wall_s": wall}))
