@@ -15,6 +15,9 @@ const browser = await chromium.launch({
 });
 try {
   const context = await browser.newContext({ viewport: { width: 1800, height: 1000 } });
+  // Phoenix's UI renders slowly beside other heavy tests on 2 cores: 30 s (playwright's
+  // default) was once not enough for the Annotations panel.
+  context.setDefaultTimeout(90_000);
   const tab = await context.newPage();
   await tab.goto(`${base}/projects/${project}/traces/${trace}`, { waitUntil: "networkidle" });
   // The trace opens in a drawer over the traces table, which shows the names too.
