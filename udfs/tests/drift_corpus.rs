@@ -270,7 +270,7 @@ fn poisoned(e: &serde_json::Value) -> Option<Action> {
 /// (tests/fixtures/drift-text/poisoning.jsonl, split by a hash of each id); benign: every
 /// string of the published servers' captured versions (split by server, split.tsv).
 /// Tuned on `tune` only; on `held-out`: at least 80 % of poisoning blocked, at most 1 % of
-/// benign strings blocked and 5 % warned (the issue's targets), and at least 91.1 %
+/// benign strings blocked and 5 % warned (the issue's targets), and at least 93.9 %
 /// flagged (measured; the target of 95 % is not met).
 #[test]
 fn text_review_rates_on_held_out_poisoning_and_real_wording() {
@@ -282,19 +282,21 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
         // passive phrasing, obfuscation; markdown and HTML hiding, links and images,
         // role play, triggers, schema places), counted apart: how far rules carry to new
         // wording.
-        let (mut n3, mut flagged3, mut n4, mut flagged4) = (0, 0, 0, 0);
+        // The fifth (written 2026-12-05: obfuscated words, markdown images, links and
+        // comments, role play, triggers, soft and passive wording, every place) likewise.
+        let mut batches = [(0, 0); 3];
         for line in poison.lines() {
             let e: serde_json::Value = serde_json::from_str(line).unwrap();
             if e["split"] != sp {
                 continue;
             }
             n += 1;
-            let third = e["id"].as_str().is_some_and(|id| id.starts_with("b3-"));
-            n3 += usize::from(third);
-            flagged3 += usize::from(third && poisoned(&e).is_some());
-            let fourth = e["id"].as_str().is_some_and(|id| id.starts_with("b4-"));
-            n4 += usize::from(fourth);
-            flagged4 += usize::from(fourth && poisoned(&e).is_some());
+            for (b, prefix) in ["b3-", "b4-", "b5-"].iter().enumerate() {
+                if e["id"].as_str().is_some_and(|id| id.starts_with(prefix)) {
+                    batches[b].0 += 1;
+                    batches[b].1 += usize::from(poisoned(&e).is_some());
+                }
+            }
             match poisoned(&e) {
                 Some(Action::Block) => {
                     blocked += 1;
@@ -312,7 +314,7 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
         report.push_str(&format!(
             "{sp}: poisoning {n} texts: {flagged} flagged ({:.1} %), {blocked} blocked ({:.1} %); \
              benign {servers} servers, {} strings: {} blocked ({:.2} %), {} warned ({:.2} %); \
-             third batch: {flagged3} of {n3} flagged; fourth batch: {flagged4} of {n4} flagged\n",
+             third batch: {} of {} flagged; fourth batch: {} of {} flagged; fifth batch: {} of {} flagged\n",
             pct(flagged, n),
             pct(blocked, n),
             b.units,
@@ -320,6 +322,12 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             pct(b.blocked.len(), b.units),
             b.warned.len(),
             pct(b.warned.len(), b.units),
+            batches[0].1,
+            batches[0].0,
+            batches[1].1,
+            batches[1].0,
+            batches[2].1,
+            batches[2].0,
         ));
         if sp == "tune" {
             // What tuning looks at; the held-out lines are only counted.
@@ -335,9 +343,13 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             // half (its held-out half: 7 of 16), 74 of 80 (92.5 %) after (14 of 16). The
             // fourth batch (40 texts, 22 held out): 92 of 102 before tuning on its tune
             // half (its held-out half: 18 of 22), 93 of 102 (91.2 %) after (still 18 of
-            // 22; the third batch's 15 of 16). Held at what was measured so it cannot
+            // 22; the third batch's 15 of 16). The fifth batch (30 texts, 13 held out): 104
+            // of 115 (90.4 %) before tuning on its tune half (its held-out half: 11 of 13);
+            // after (spelled-out and leetspeak words read as words, priority over the user,
+            // exclusivity claims over the other tools): 108 of 115 (93.9 %), its held-out
+            // half 12 of 13. Held at what was measured so it cannot
             // slip unnoticed.
-            assert!(pct(flagged, n) >= 91.1, "{report}");
+            assert!(pct(flagged, n) >= 93.9, "{report}");
             assert!(pct(blocked, n) >= 80.0, "{report}");
             assert!(pct(b.blocked.len(), b.units) <= 1.0, "{report}");
             assert!(pct(b.warned.len(), b.units) <= 5.0, "{report}");
