@@ -16,13 +16,19 @@ WITH answers AS (
   FROM steps WHERE kind = 'answer' AND case_id IS NOT NULL
 ),
 task AS (
-  SELECT run_id, server, case_id, count(DISTINCT trace_id) AS traces, array_sort(array_agg(DISTINCT trace_id)) AS trace_ids,
-    coalesce(array_agg(span_id ORDER BY trace_id, step) FILTER (WHERE kind = 'tool_call' AND span_id IS NOT NULL), CAST([] AS VARCHAR[])) AS call_span_ids
+  SELECT run_id, server, case_id, count(DISTINCT trace_id) AS traces, array_sort(array_agg(DISTINCT trace_id)) AS trace_ids
   FROM steps WHERE case_id IS NOT NULL
+  GROUP BY run_id, server, case_id
+),
+-- Apart from task: an ordered aggregate sorts every row it reads, so it reads only calls
+-- with spans.
+spans AS (
+  SELECT run_id, server, case_id, array_agg(span_id ORDER BY trace_id, step) AS call_span_ids
+  FROM steps WHERE case_id IS NOT NULL AND kind = 'tool_call' AND span_id IS NOT NULL
   GROUP BY run_id, server, case_id
 )
 SELECT t.run_id, t.server, t.case_id, t.traces, t.trace_ids, a.text AS answer,
-  a.span_id AS answer_span_id, t.call_span_ids,
+  a.span_id AS answer_span_id, coalesce(s.call_span_ids, CAST([] AS VARCHAR[])) AS call_span_ids,
   c.case_id IS NOT NULL AS has_case, c.user_role, c.as_user, c.question, c.gold,
   -- The hand label describes the case's source trace only.
   array_has(t.trace_ids, c.source_trace) AS is_source_trace,
@@ -32,3 +38,4 @@ SELECT t.run_id, t.server, t.case_id, t.traces, t.trace_ids, a.text AS answer,
 FROM task t
 LEFT JOIN answers a ON a.run_id = t.run_id AND a.server = t.server AND a.case_id = t.case_id AND a.n = 1
 LEFT JOIN cases c ON c.case_id = t.case_id
+LEFT JOIN spans s ON s.run_id = t.run_id AND s.server = t.server AND s.case_id = t.case_id

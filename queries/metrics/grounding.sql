@@ -40,28 +40,40 @@ WITH per_call AS (
     cardinality(array_intersect(f.fields, t.gold['required_fields'])) AS hits
   FROM call_fields f JOIN tasks t ON t.run_id = f.run_id AND t.server = f.server AND t.case_id = f.case_id
   WHERE NOT f.is_error
+),
+per_task AS (
+  SELECT run_id, server, case_id,
+    avg(CAST(hits AS DOUBLE) / used) FILTER (WHERE used > 0) AS precision_mean,
+    count(used) FILTER (WHERE used > 0) AS used_calls,
+    avg(CAST(hits AS DOUBLE) / cardinality(required)) FILTER (WHERE used > 0) AS recall_mean,
+    flatten(array_agg(fields) FILTER (WHERE used > 0)) AS fields,
+    flatten(array_agg(array_intersect(fields, forbidden)) FILTER (WHERE used > 0)) AS forbidden_used,
+    flatten(array_agg(array_intersect(logic_fields, forbidden)) FILTER (WHERE used > 0)) AS forbidden_in_logic,
+    flatten(array_agg(field_reasons)) AS field_reasons,
+    array_agg(tool) FILTER (WHERE used > 0 AND lineage_source = 'arguments') AS argument_tools,
+    count(used) AS calls
+  FROM per_call GROUP BY run_id, server, case_id
 )
 SELECT t.run_id, t.server, t.case_id,
   CASE WHEN coalesce(cardinality(t.gold['required_fields']), 0) + coalesce(cardinality(t.gold['forbidden_fields']), 0) > 0
-    THEN round(avg(CAST(p.hits AS DOUBLE) / p.used) FILTER (WHERE p.used > 0), 12) END AS grounding_precision,
+    THEN round(p.precision_mean, 12) END AS grounding_precision,
   CASE
     WHEN coalesce(cardinality(t.gold['required_fields']), 0) = 0 THEN NULL
-    WHEN count(p.used) FILTER (WHERE p.used > 0) = 0 THEN 0.0
-    ELSE round(avg(CAST(p.hits AS DOUBLE) / cardinality(p.required)) FILTER (WHERE p.used > 0), 12)
+    WHEN coalesce(p.used_calls, 0) = 0 THEN 0.0
+    ELSE round(p.recall_mean, 12)
   END AS grounding_recall,
   CASE
     WHEN coalesce(cardinality(t.gold['required_fields']), 0) = 0 THEN NULL
     ELSE round(CAST(cardinality(array_intersect(array_distinct(t.gold['required_fields']),
-      coalesce(flatten(array_agg(p.fields) FILTER (WHERE p.used > 0)), CAST([] AS VARCHAR[]))))
+      coalesce(p.fields, CAST([] AS VARCHAR[]))))
       AS DOUBLE) / cardinality(array_distinct(t.gold['required_fields'])), 12)
   END AS task_recall,
-  coalesce(array_sort(array_distinct(flatten(array_agg(p.fields) FILTER (WHERE p.used > 0)))), CAST([] AS VARCHAR[])) AS fields_used,
-  coalesce(array_sort(array_distinct(flatten(array_agg(array_intersect(p.fields, p.forbidden)) FILTER (WHERE p.used > 0)))), CAST([] AS VARCHAR[])) AS forbidden_used,
-  coalesce(array_sort(array_distinct(flatten(array_agg(array_intersect(p.logic_fields, p.forbidden)) FILTER (WHERE p.used > 0)))), CAST([] AS VARCHAR[])) AS forbidden_in_logic,
-  coalesce(array_sort(array_distinct(flatten(array_agg(p.field_reasons)))), CAST([] AS VARCHAR[])) AS field_reasons,
-  coalesce(array_sort(array_distinct(array_agg(p.tool) FILTER (WHERE p.used > 0 AND p.lineage_source = 'arguments'))), CAST([] AS VARCHAR[])) AS argument_tools,
-  count(p.used) AS calls,
+  coalesce(array_sort(array_distinct(p.fields)), CAST([] AS VARCHAR[])) AS fields_used,
+  coalesce(array_sort(array_distinct(p.forbidden_used)), CAST([] AS VARCHAR[])) AS forbidden_used,
+  coalesce(array_sort(array_distinct(p.forbidden_in_logic)), CAST([] AS VARCHAR[])) AS forbidden_in_logic,
+  coalesce(array_sort(array_distinct(p.field_reasons)), CAST([] AS VARCHAR[])) AS field_reasons,
+  coalesce(array_sort(array_distinct(p.argument_tools)), CAST([] AS VARCHAR[])) AS argument_tools,
+  coalesce(p.calls, 0) AS calls,
   coalesce(cardinality(t.gold['required_fields']), 0) + coalesce(cardinality(t.gold['forbidden_fields']), 0) > 0 AS grounding_scored
 FROM tasks t
-LEFT JOIN per_call p ON p.run_id = t.run_id AND p.server = t.server AND p.case_id = t.case_id
-GROUP BY t.run_id, t.server, t.case_id, t.gold
+LEFT JOIN per_task p ON p.run_id = t.run_id AND p.server = t.server AND p.case_id = t.case_id
