@@ -120,7 +120,8 @@ def main():
         subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", "duckdb"])
     import duckdb
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-    subprocess.check_call(["cargo", "build", "--release", "--quiet"], cwd=ROOT)
+    # The whole workspace, as every other build here: one feature set, one set of artifacts.
+    subprocess.check_call(["cargo", "build", "--release", "--quiet", "--workspace"], cwd=ROOT)
     gc = os.path.join(target, "release", "groundcheck")
     sizes = [int(s) for s in args.sizes.split(",")]
     work = tempfile.mkdtemp(prefix="gc-bench-")
