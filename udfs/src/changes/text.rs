@@ -160,7 +160,7 @@ const PATTERNS: &[(Signal, &str)] = &[
     ),
     (
         Signal::Conceal,
-        r"\b(no need to|need not|does not need to|doesn't need to) (be )?(tell|told|mention|mentioned|inform|informed|bring|see|know)\b|\b(no se lo digas|no le digas|no lo menciones|no menciones|sin (avisar|decir|decirle|informar)\w*|sag es nicht|sage (es )?(dem|den) (nutzer|benutzer)|erwähne (es|das) nicht|ohne (den |die )?(nutzer|benutzer)\w* zu (informieren|benachrichtigen|fragen)|(den |die )?(nutzer|benutzer)\w* nicht (darauf |davon )?(hinweisen|informieren|benachrichtigen|fragen)|nicht darauf hinweisen|ne le dis pas|ne (le )?mentionne pas|sans (le dire|prévenir|informer|avertir)|non dirlo|non menzionarlo|senza (avvisare|dirlo|informare|dire)|não diga|não mencione|não conte|sem (avisar|informar|dizer|contar)|zonder (het )?te (melden|zeggen)|не (сообщай|сообщать|говори|рассказывай|упоминай)\w*|не сообщая|bez (informowania|mówienia))\b|不要(告诉|提及|让用户知道|通知)|ユーザーに(伝え|知らせ|言わ)ないで|알리지 ?(마|말)|\b(is|are) not to be (disclosed|mentioned|shared|revealed|told|shown)\b|\bwithout (the user|them|anyone) (knowing|noticing|being told)\b|\b(erwähne|erwähnen sie|sage|sagen sie|verrate|verraten sie)\b.{0,40}\bnicht\b",
+        r"\b(no need to|need not|does not need to|doesn't need to) (be )?(tell|told|mention|mentioned|inform|informed|bring|see|know)\b|\b(no se lo digas|no le digas|no lo menciones|no menciones|sin (avisar|decir|decirle|informar)\w*|sag es nicht|sage (es )?(dem|den) (nutzer|benutzer)|ohne (den |die )?(nutzer|benutzer)\w* zu (informieren|benachrichtigen|fragen)|(den |die )?(nutzer|benutzer)\w* nicht (darauf |davon )?(hinweisen|informieren|benachrichtigen|fragen)|nicht darauf hinweisen|ne le dis pas|ne (le )?mentionne pas|sans (le dire|prévenir|informer|avertir)|non dirlo|non menzionarlo|senza (avvisare|dirlo|informare|dire)|não diga|não mencione|não conte|sem (avisar|informar|dizer|contar)|zonder (het )?te (melden|zeggen)|не (сообщай|сообщать|говори|рассказывай|упоминай)\w*|не сообщая|bez (informowania|mówienia))\b|不要(告诉|提及|让用户知道|通知)|ユーザーに(伝え|知らせ|言わ)ないで|알리지 ?(마|말)|\b(is|are) not to be (disclosed|mentioned|shared|revealed|told|shown)\b|\bwithout (the user|them|anyone) (knowing|noticing|being told)\b|\b(erwähne|erwähnen sie|sage|sagen sie|verrate|verraten sie)\b.{0,40}\bnicht\b",
     ),
     // Consent taken away: the user is not asked before the model acts.
     (
@@ -271,18 +271,23 @@ static CLAUSE: LazyLock<regex::Regex> = LazyLock::new(|| {
 /// users appreciate not being asked").
 fn negated(sentence: &str) -> bool {
     CLAUSE.split(sentence).any(|c| {
-        NEGATED.is_match(c)
-            && COMPILED.iter().any(|(sig, re)| {
-                matches!(
-                    sig,
-                    Signal::Move
-                        | Signal::Secret
-                        | Signal::Personal
-                        | Signal::UserInput
-                        | Signal::SecretPlace
-                        | Signal::Conversation
-                ) && re.is_match(c)
-            })
+        if !NEGATED.is_match(c) {
+            return false;
+        }
+        // The clause read as any text is (identifiers split, obfuscation undone).
+        let mut sig = Vec::new();
+        signals_of(c, &mut sig);
+        sig.iter().any(|x| {
+            matches!(
+                x,
+                Signal::Move
+                    | Signal::Secret
+                    | Signal::Personal
+                    | Signal::UserInput
+                    | Signal::SecretPlace
+                    | Signal::Conversation
+            )
+        })
     })
 }
 
