@@ -36,6 +36,17 @@ pub struct Args {
     #[arg(long)]
     allow_unmatched: bool,
 
+    /// MiB of spans held at once. Spans are held per conversation until it is written;
+    /// past this, the finished conversations least recently added to are written first.
+    /// Input under it is read as one whole (docs/importers.md, "Memory").
+    #[arg(long, value_name = "MIB", default_value_t = 512, value_parser = clap::value_parser!(u64).range(1..))]
+    memory: u64,
+
+    /// Seconds on the input's own clock (the latest span end read) after which a
+    /// conversation with no ended root span counts as finished, once memory is short.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    idle: u32,
+
     /// Folder for outputs.
     #[arg(long, default_value = "out")]
     pub(crate) out: std::path::PathBuf,
@@ -73,8 +84,8 @@ impl Tie {
 }
 
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let files = import::read_files(&args.paths)?;
     let lines = if args.format == TraceFormat::Bfcl {
+        let files = import::read_files(&args.paths)?;
         // BFCL's files name their cases themselves.
         if args.tie.cases.is_some() || !args.tie.case_from.is_empty() || args.allow_unmatched {
             anyhow::bail!(groundcheck::Error::Config(
@@ -85,10 +96,25 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         let server = args.tie.server.as_deref().unwrap_or("bfcl");
         import::write_bfcl(&files, &args.run_id, server, &args.out)?
-    } else {
+    } else if args.format == TraceFormat::McpLog {
+        let files = import::read_files(&args.paths)?;
         let opts = args.tie.options(&args.run_id).await?;
         let imported = import::traces(args.format, &files, &opts, args.allow_unmatched)?;
         import::write(&imported, args.format, &args.out)?
+    } else {
+        let opts = args.tie.options(&args.run_id).await?;
+        let hold = import::Hold {
+            memory: usize::try_from(args.memory.saturating_mul(1 << 20)).unwrap_or(usize::MAX),
+            idle: chrono::Duration::seconds(i64::from(args.idle)),
+        };
+        import::stream(
+            args.format,
+            &args.paths,
+            &opts,
+            args.allow_unmatched,
+            hold,
+            &args.out,
+        )?
     };
     for line in lines {
         outln!("{line}");

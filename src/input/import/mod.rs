@@ -12,6 +12,7 @@ pub mod grpc;
 pub mod mcp_log;
 pub mod mcp_result;
 pub mod mlflow;
+pub mod open;
 pub mod otlp;
 pub mod phoenix;
 pub mod receiver;
@@ -25,6 +26,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
 use crate::error::{Error, Result};
+use crate::output::ParquetFile;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
@@ -119,6 +121,17 @@ pub struct Imported {
     pub counts: spans::Counts,
     /// Spans (or messages) per input file, in the order given.
     pub per_input: Vec<(String, usize)>,
+    /// Steps already written out, and their traces (a streaming import).
+    pub written: Written,
+    /// How a streaming import released what it held.
+    pub released: open::Released,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Written {
+    pub steps: usize,
+    pub traces: usize,
+    pub cased: usize,
 }
 
 impl Imported {
@@ -136,7 +149,15 @@ impl Imported {
                 cased.insert(t);
             }
         }
-        (all.len(), cased.len())
+        (
+            all.len() + self.written.traces,
+            cased.len() + self.written.cased,
+        )
+    }
+
+    /// Steps made, written out or not.
+    pub fn step_count(&self) -> usize {
+        self.steps.len() + self.written.steps
     }
 
     /// One line per input and one for the whole: what was read, merged and skipped.
@@ -180,17 +201,40 @@ impl Imported {
         }
         lines.push(format!(
             "{} step(s) in {traces} trace(s), {cased} of them tied to a case",
-            self.steps.len()
+            self.step_count()
         ));
+        let r = &self.released;
+        if r.early > 0 {
+            lines.push(format!(
+                "held spans passed the memory bound: written in {} part(s){}",
+                r.early + 1,
+                if r.cut > 0 {
+                    format!(
+                        "; {} conversation(s) written before they looked finished (raise --memory)",
+                        r.cut
+                    )
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        if r.late > 0 {
+            lines.push(format!(
+                "warning: {} span(s) of {} trace(s) came after their conversation was written \
+                 (raise --memory, or keep a trace's spans together in the input): not in the \
+                 steps; the input still has them",
+                r.late, r.late_traces
+            ));
+        }
         lines
     }
 
     /// Nothing silent: an input that gave no steps is an error that says what it saw.
-    pub fn check_not_empty(&self, format: TraceFormat, inputs: &[TraceFile]) -> Result<()> {
-        if !self.steps.is_empty() {
+    pub fn check_not_empty(&self, format: TraceFormat, inputs: &[&str]) -> Result<()> {
+        if self.step_count() > 0 {
             return Ok(());
         }
-        let names: Vec<&str> = inputs.iter().map(|i| i.display.as_str()).collect();
+        let names = inputs;
         let seen = if self.records == 0 {
             "no records at all".to_string()
         } else if format == TraceFormat::McpLog {
@@ -252,24 +296,193 @@ pub fn traces(
     allow_unmatched: bool,
 ) -> Result<Imported> {
     let imported = import(format, files, opts)?;
-    imported.check_not_empty(format, files)?;
-    let (traces, cased) = imported.traces();
-    let asked = !opts.cases_by_trace.is_empty() || !opts.case_from.is_empty();
-    if cased == 0 && !allow_unmatched && asked {
-        return Err(Error::Input(format!(
-            "none of the {traces} trace(s) matched a case: no trace or conversation id equals a \
-             case's source_trace ({} case(s) name one), and no span carries {}; \
-             --allow-unmatched writes them anyway",
-            opts.cases_by_trace.len(),
-            opts.case_from
-                .iter()
-                .map(String::as_str)
-                .chain(["groundcheck.case_id"])
-                .collect::<Vec<_>>()
-                .join(" or ")
-        )));
-    }
+    let names: Vec<&str> = files.iter().map(|f| f.display.as_str()).collect();
+    imported.check(format, &names, opts, allow_unmatched)?;
     Ok(imported)
+}
+
+impl Imported {
+    /// The checks every import passes before anything is published: some steps, and
+    /// (when cases were given, unless `allow_unmatched`) some trace tied to a case.
+    pub fn check(
+        &self,
+        format: TraceFormat,
+        inputs: &[&str],
+        opts: &Options,
+        allow_unmatched: bool,
+    ) -> Result<()> {
+        self.check_not_empty(format, inputs)?;
+        let (traces, cased) = self.traces();
+        let asked = !opts.cases_by_trace.is_empty() || !opts.case_from.is_empty();
+        if cased == 0 && !allow_unmatched && asked {
+            return Err(Error::Input(format!(
+                "none of the {traces} trace(s) matched a case: no trace or conversation id equals a \
+                 case's source_trace ({} case(s) name one), and no span carries {}; \
+                 --allow-unmatched writes them anyway",
+                opts.cases_by_trace.len(),
+                opts.case_from
+                    .iter()
+                    .map(String::as_str)
+                    .chain(["groundcheck.case_id"])
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            )));
+        }
+        Ok(())
+    }
+
+    /// The line on traces tied to no case, if any.
+    fn unmatched(&self) -> Option<String> {
+        let (traces, cased) = self.traces();
+        (cased < traces).then(|| {
+            format!(
+                "note: {} trace(s) matched no case (label and report score only traces tied to a \
+                 case: give --cases with their source_trace, or set groundcheck.case_id on a span)",
+                traces - cased
+            )
+        })
+    }
+
+    /// A line per thing the input lacked.
+    fn lacking_lines(&self) -> impl Iterator<Item = String> + '_ {
+        self.lacking
+            .iter()
+            .map(|(what, n)| format!("lacking: {what}: {n}"))
+    }
+
+    /// Writes the steps made so far to `file` (opened at `path` with the first of them)
+    /// and forgets them, keeping their counts.
+    fn write_out(&mut self, file: &mut Option<ParquetFile>, path: &std::path::Path) -> Result<()> {
+        if self.steps.is_empty() {
+            return Ok(());
+        }
+        let before = std::mem::take(&mut self.written);
+        let (traces, cased) = self.traces();
+        for rows in self.steps.chunks(crate::output::WRITE_ROWS) {
+            let b = steps_batch(rows)?;
+            let f = match file {
+                Some(f) => f,
+                None => file.insert(ParquetFile::create(path, b.schema())?),
+            };
+            f.write(&b)?;
+        }
+        self.written = Written {
+            steps: before.steps + self.steps.len(),
+            traces: before.traces + traces,
+            cased: before.cased + cased,
+        };
+        self.steps.clear();
+        Ok(())
+    }
+}
+
+/// How much a streaming import may hold: about `memory` bytes of spans; `idle` on the
+/// input's own clock finishes a conversation whose root span was not seen.
+#[derive(Debug, Clone, Copy)]
+pub struct Hold {
+    pub memory: usize,
+    pub idle: chrono::Duration,
+}
+
+/// `import` of span formats (OTLP read a message at a time; Phoenix and MLflow files
+/// decoded whole): spans held per conversation within `hold`, made into steps and written
+/// to OUT/traces/FORMAT.parquet as released, published only when the checks of `traces`
+/// pass (else nothing is). Returns what to tell the user, a line each.
+pub fn stream(
+    format: TraceFormat,
+    paths: &[std::path::PathBuf],
+    opts: &Options,
+    allow_unmatched: bool,
+    hold: Hold,
+    out: &std::path::Path,
+) -> Result<Vec<String>> {
+    // Folders this call makes are taken away again when it fails: nothing half-written.
+    let made: Vec<std::path::PathBuf> = [out.to_path_buf(), out.join("traces")]
+        .into_iter()
+        .filter(|d| !d.exists())
+        .collect();
+    let done = stream_into(format, paths, opts, allow_unmatched, hold, out);
+    if done.is_err() {
+        for d in made.iter().rev() {
+            let _ = std::fs::remove_dir(d);
+        }
+    }
+    done
+}
+
+fn stream_into(
+    format: TraceFormat,
+    paths: &[std::path::PathBuf],
+    opts: &Options,
+    allow_unmatched: bool,
+    hold: Hold,
+    out: &std::path::Path,
+) -> Result<Vec<String>> {
+    let path = out
+        .join("traces")
+        .join(format!("{}.parquet", format.name()));
+    let mut imported = Imported::default();
+    let mut held = open::OpenTraces::new(hold.memory, hold.idle);
+    let mut file: Option<ParquetFile> = None;
+    let mut emit = |spans: Vec<spans::Span>, imported: &mut Imported| -> Result<()> {
+        let steps = spans::steps(spans, opts, imported);
+        number(steps, opts, imported);
+        imported.write_out(&mut file, &path)
+    };
+    let mut names = Vec::new();
+    for p in paths {
+        let display = p.display().to_string();
+        let mut n = 0usize;
+        let mut take = |spans: Vec<spans::Span>, imported: &mut Imported| -> Result<()> {
+            n += spans.len();
+            for s in spans {
+                held.push(s);
+            }
+            if held.full() {
+                emit(held.release(false), imported)?;
+            }
+            Ok(())
+        };
+        match format {
+            TraceFormat::Otlp => {
+                let f = std::fs::File::open(p).map_err(|e| Error::io(&display, e))?;
+                otlp::read_from(&display, f, &mut |s| take(s, &mut imported))?;
+            }
+            TraceFormat::Phoenix | TraceFormat::Mlflow => {
+                let f = TraceFile {
+                    display: display.clone(),
+                    bytes: std::fs::read(p).map_err(|e| Error::io(&display, e))?,
+                };
+                let mut spans = Vec::new();
+                if format == TraceFormat::Phoenix {
+                    phoenix::read(&f, &mut spans)?;
+                } else {
+                    mlflow::read(&f, &mut spans)?;
+                }
+                take(spans, &mut imported)?;
+            }
+            TraceFormat::McpLog | TraceFormat::Bfcl => {
+                return Err(Error::Input(format!(
+                    "{} files are not spans: read them with `import`",
+                    format.name()
+                )));
+            }
+        }
+        imported.records += n;
+        imported.per_input.push((display.clone(), n));
+        names.push(display);
+    }
+    emit(held.release(true), &mut imported)?;
+    imported.released = held.released;
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    imported.check(format, &names, opts, allow_unmatched)?;
+    let mut lines = imported.summary(format);
+    if let Some(f) = file {
+        lines.push(format!("-> {}", f.finish()?.display()));
+    }
+    lines.extend(imported.unmatched());
+    lines.extend(imported.lacking_lines());
+    Ok(lines)
 }
 
 /// Writes what was imported under `out`: `traces/FORMAT.parquet`, and for logged
@@ -286,14 +499,7 @@ pub fn write(
     let path = out.join("traces").join(format!("{name}.parquet"));
     write_batch(&path, &steps_batch(&imported.steps)?)?;
     lines.push(format!("-> {}", path.display()));
-    let (traces, cased) = imported.traces();
-    if cased < traces {
-        lines.push(format!(
-            "note: {} trace(s) matched no case (label and report score only traces tied to a \
-             case: give --cases with their source_trace, or set groundcheck.case_id on a span)",
-            traces - cased
-        ));
-    }
+    lines.extend(imported.unmatched());
     if !imported.snapshots.is_empty() {
         let path = out.join("snapshots").join(format!("{name}.parquet"));
         write_batch(
@@ -306,9 +512,7 @@ pub fn write(
             path.display()
         ));
     }
-    for (what, n) in &imported.lacking {
-        lines.push(format!("lacking: {what}: {n}"));
-    }
+    lines.extend(imported.lacking_lines());
     Ok(lines)
 }
 

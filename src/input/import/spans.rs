@@ -170,6 +170,11 @@ const SERVER: &[&str] = &[
 ];
 const USER: &[&str] = &["enduser.id", "user.id", "resource.enduser.id"];
 const CONVERSATION: &[&str] = &["gen_ai.conversation.id", "session.id"];
+
+/// The conversation a span names, if any: the traces that name one are one conversation.
+pub fn conversation(s: &Span) -> Option<String> {
+    s.first_text(CONVERSATION)
+}
 /// The documented span or baggage attribute that ties a trace to a case.
 pub const CASE_ATTRS: &[&str] = &["groundcheck.case_id", "resource.groundcheck.case_id"];
 

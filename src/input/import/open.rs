@@ -1,0 +1,331 @@
+//! Spans held per conversation until it is finished, within a memory bound: what lets
+//! `import` read a file of any size.
+//!
+//! A conversation is the OTLP traces that share a conversation id (`spans::conversation`),
+//! else one trace: the unit `spans::steps` makes steps of. Spans are held per conversation
+//! until the held spans pass the bound; then conversations are released, least recently
+//! added to first, those that look finished before those that do not, until half the bound
+//! is free, and made into steps together. A conversation looks finished when one of its
+//! traces' root spans has ended, or when the input's own clock (the latest span end read)
+//! is `idle` past its last span. A trace that holds only a server span whose context did
+//! not propagate stays while an open conversation's time holds it (its client call may be
+//! there). Input that fits the bound is released once, at the end: exactly what reading
+//! it whole gives. A span of a conversation already released is late: counted, not used.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasher, Hash, Hasher};
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::Value;
+
+use super::spans::{Span, SpanKind, conversation};
+
+/// One conversation being held.
+#[derive(Default)]
+struct Conv {
+    spans: Vec<Span>,
+    bytes: usize,
+    traces: Vec<String>,
+    convs: Vec<String>,
+    start: Option<DateTime<Utc>>,
+    end: Option<DateTime<Utc>>,
+    root_ended: bool,
+    /// Input position of its latest span.
+    touched: u64,
+}
+
+impl Conv {
+    /// Only server spans without a parent in the trace: a server whose trace context did
+    /// not propagate, which `spans::steps` ties to the client call whose time holds it.
+    fn orphan_server(&self) -> bool {
+        let ids: HashSet<&str> = self.spans.iter().map(|s| s.span_id.as_str()).collect();
+        self.spans
+            .iter()
+            .any(|s| s.kind == SpanKind::Server && !ids.contains(s.parent_id.as_str()))
+            && !self
+                .spans
+                .iter()
+                .any(|s| s.parent_id.is_empty() && s.kind != SpanKind::Server)
+    }
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Released {
+    /// Releases made before the end of the input.
+    pub early: usize,
+    /// Conversations released before they looked finished (the bound was too small).
+    pub cut: usize,
+    /// Spans of a conversation already released: not used.
+    pub late: usize,
+    /// Conversations those late spans belonged to.
+    pub late_traces: usize,
+}
+
+pub struct OpenTraces {
+    convs: HashMap<usize, Conv>,
+    by_trace: HashMap<String, usize>,
+    by_conv: HashMap<String, usize>,
+    next: usize,
+    bytes: usize,
+    limit: usize,
+    idle: Duration,
+    /// The input's clock: the latest span end read.
+    clock: Option<DateTime<Utc>>,
+    seq: u64,
+    /// Hashes of released trace and conversation ids.
+    gone: HashSet<u64>,
+    late_seen: HashSet<u64>,
+    pub released: Released,
+}
+
+fn key(kind: u8, id: &str) -> u64 {
+    // A fixed hasher: the same input releases the same way on every run.
+    let mut h =
+        std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default()
+            .build_hasher();
+    kind.hash(&mut h);
+    id.hash(&mut h);
+    h.finish()
+}
+
+/// Roughly the heap a span takes (its strings and attribute values, with map overhead).
+fn size(s: &Span) -> usize {
+    fn value(v: &Value) -> usize {
+        match v {
+            Value::String(s) => 24 + s.len(),
+            Value::Array(a) => 24 + a.iter().map(value).sum::<usize>(),
+            Value::Object(o) => {
+                48 + o
+                    .iter()
+                    .map(|(k, v)| 64 + k.len() + value(v))
+                    .sum::<usize>()
+            }
+            _ => 16,
+        }
+    }
+    let attrs = |m: &serde_json::Map<String, Value>| {
+        m.iter()
+            .map(|(k, v)| 64 + k.len() + value(v))
+            .sum::<usize>()
+    };
+    256 + s.trace_id.len()
+        + s.span_id.len()
+        + s.parent_id.len()
+        + s.name.len()
+        + s.error_message.as_ref().map_or(0, String::len)
+        + attrs(&s.attrs)
+        + s.events
+            .iter()
+            .map(|e| 96 + e.name.len() + attrs(&e.attrs))
+            .sum::<usize>()
+}
+
+impl OpenTraces {
+    /// Holds at most about `limit` bytes of spans; `idle` on the input's clock finishes a
+    /// conversation whose root span was not seen.
+    pub fn new(limit: usize, idle: Duration) -> Self {
+        Self {
+            convs: HashMap::new(),
+            by_trace: HashMap::new(),
+            by_conv: HashMap::new(),
+            next: 0,
+            bytes: 0,
+            limit,
+            idle,
+            clock: None,
+            seq: 0,
+            gone: HashSet::new(),
+            late_seen: HashSet::new(),
+            released: Released::default(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.convs.is_empty()
+    }
+
+    /// Past the bound: time to `release`.
+    pub fn full(&self) -> bool {
+        self.bytes > self.limit
+    }
+
+    pub fn push(&mut self, s: Span) {
+        self.seq += 1;
+        let conv = conversation(&s);
+        let t = key(0, &s.trace_id);
+        if self.gone.contains(&t)
+            || conv
+                .as_ref()
+                .is_some_and(|c| self.gone.contains(&key(1, c)))
+        {
+            self.released.late += 1;
+            if self.late_seen.insert(t) {
+                self.released.late_traces += 1;
+            }
+            return;
+        }
+        if let Some(e) = s.end {
+            self.clock = Some(self.clock.map_or(e, |c| c.max(e)));
+        }
+        let mut id = match self.by_trace.get(&s.trace_id) {
+            Some(&id) => id,
+            None => {
+                let id = self.new_conv();
+                self.by_trace.insert(s.trace_id.clone(), id);
+                self.convs
+                    .get_mut(&id)
+                    .expect("made")
+                    .traces
+                    .push(s.trace_id.clone());
+                id
+            }
+        };
+        if let Some(c) = conv {
+            match self.by_conv.get(&c).copied() {
+                Some(other) if other != id => id = self.merge(id, other),
+                Some(_) => {}
+                None => {
+                    self.by_conv.insert(c.clone(), id);
+                    self.convs.get_mut(&id).expect("held").convs.push(c);
+                }
+            }
+        }
+        let n = size(&s);
+        self.bytes += n;
+        let seq = self.seq;
+        let g = self.convs.get_mut(&id).expect("held");
+        g.bytes += n;
+        g.touched = seq;
+        g.start = match (g.start, s.start) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        g.end = match (g.end, s.end) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        g.root_ended |= s.parent_id.is_empty() && s.end.is_some();
+        g.spans.push(s);
+    }
+
+    fn new_conv(&mut self) -> usize {
+        self.next += 1;
+        self.convs.insert(self.next, Conv::default());
+        self.next
+    }
+
+    /// One conversation of two (the smaller moved into the larger); returns its id.
+    fn merge(&mut self, a: usize, b: usize) -> usize {
+        let (keep, gone) = if self.convs[&a].spans.len() >= self.convs[&b].spans.len() {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        let g = self.convs.remove(&gone).expect("held");
+        for t in &g.traces {
+            self.by_trace.insert(t.clone(), keep);
+        }
+        for c in &g.convs {
+            self.by_conv.insert(c.clone(), keep);
+        }
+        let k = self.convs.get_mut(&keep).expect("held");
+        k.spans.extend(g.spans);
+        k.bytes += g.bytes;
+        k.traces.extend(g.traces);
+        k.convs.extend(g.convs);
+        k.start = match (k.start, g.start) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        k.end = match (k.end, g.end) {
+            (Some(x), Some(y)) => Some(x.max(y)),
+            (x, y) => x.or(y),
+        };
+        k.root_ended |= g.root_ended;
+        k.touched = k.touched.max(g.touched);
+        keep
+    }
+
+    fn finished(&self, g: &Conv) -> bool {
+        g.root_ended || matches!((self.clock, g.end), (Some(c), Some(e)) if c - e >= self.idle)
+    }
+
+    /// The spans of the conversations to make into steps now: all of them with `all`,
+    /// else enough (finished ones first, least recently added to first) to free half the
+    /// bound.
+    pub fn release(&mut self, all: bool) -> Vec<Span> {
+        let mut order: Vec<(bool, u64, usize)> = self
+            .convs
+            .iter()
+            .map(|(&id, g)| (!self.finished(g), g.touched, id))
+            .collect();
+        order.sort_unstable();
+        let mut out: Vec<usize> = Vec::new();
+        let mut left = self.bytes;
+        for &(_, _, id) in &order {
+            if !all && left <= self.limit / 2 {
+                break;
+            }
+            left -= self.convs[&id].bytes;
+            out.push(id);
+        }
+        if !all {
+            self.keep_held_servers(&mut out);
+            self.released.early += 1;
+            self.released.cut += out
+                .iter()
+                .filter(|id| !self.finished(&self.convs[*id]))
+                .count();
+        }
+        let mut spans = Vec::new();
+        for id in out {
+            let g = self.convs.remove(&id).expect("held");
+            self.bytes -= g.bytes;
+            for t in &g.traces {
+                self.by_trace.remove(t);
+                self.gone.insert(key(0, t));
+            }
+            for c in &g.convs {
+                self.by_conv.remove(c);
+                self.gone.insert(key(1, c));
+            }
+            spans.extend(g.spans);
+        }
+        spans
+    }
+
+    /// Takes back from `out` the server-only conversations whose time an open
+    /// conversation that stays holds: their client call may be in it.
+    fn keep_held_servers(&self, out: &mut Vec<usize>) {
+        let leaving: HashSet<usize> = out.iter().copied().collect();
+        let skew = Duration::seconds(1);
+        let mut staying: Vec<(DateTime<Utc>, DateTime<Utc>)> = self
+            .convs
+            .iter()
+            .filter(|(id, _)| !leaving.contains(id))
+            .filter_map(|(_, g)| Some((g.start?, g.end?)))
+            .collect();
+        if staying.is_empty() {
+            return;
+        }
+        staying.sort_unstable();
+        // Latest end among the conversations that started by each one.
+        let mut reach = Vec::with_capacity(staying.len());
+        let mut m = staying[0].1;
+        for &(_, e) in &staying {
+            m = m.max(e);
+            reach.push(m);
+        }
+        out.retain(|id| {
+            let g = &self.convs[id];
+            let (Some(s), Some(e)) = (g.start, g.end) else {
+                return true;
+            };
+            if !g.orphan_server() {
+                return true;
+            }
+            let k = staying.partition_point(|&(a, _)| a - skew <= s);
+            !(k > 0 && reach[k - 1] + skew >= e)
+        });
+    }
+}
