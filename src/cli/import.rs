@@ -36,11 +36,12 @@ pub struct Args {
     #[arg(long)]
     allow_unmatched: bool,
 
-    /// MiB of spans held at once. Spans are held per conversation until it is written;
-    /// past this, the finished conversations least recently added to are written first.
-    /// Input under it is read as one whole (docs/importers.md, "Memory").
-    #[arg(long, value_name = "MIB", default_value_t = 512, value_parser = clap::value_parser!(u64).range(1..))]
-    memory: u64,
+    /// Spans held at once: a size (512M, 64K, 2G; a bare number is MiB). Spans are held
+    /// per conversation until it is written; past this, the finished conversations least
+    /// recently added to are written first. Input under it is read as one whole
+    /// (docs/importers.md, "Memory").
+    #[arg(long, value_name = "SIZE", default_value = "512M", value_parser = size)]
+    memory: usize,
 
     /// Seconds on the input's own clock (the latest span end read) after which a
     /// conversation with no ended root span counts as finished, once memory is short.
@@ -104,7 +105,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         let opts = args.tie.options(&args.run_id).await?;
         let hold = import::Hold {
-            memory: usize::try_from(args.memory.saturating_mul(1 << 20)).unwrap_or(usize::MAX),
+            memory: args.memory,
             idle: chrono::Duration::seconds(i64::from(args.idle)),
         };
         import::stream(
@@ -120,4 +121,30 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         outln!("{line}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A size in bytes from `512M`, `64K`, `2G` (optionally `MiB`, `KB`...; a bare number is MiB).
+fn size(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (n, unit) = t.split_at(digits);
+    let n: usize = n
+        .parse()
+        .map_err(|_| format!("{s:?}: a size is a number and a unit (512M, 64K, 2G)"))?;
+    let shift = match unit
+        .trim()
+        .to_ascii_uppercase()
+        .trim_end_matches("IB")
+        .trim_end_matches('B')
+    {
+        "K" => 10,
+        "" | "M" => 20,
+        "G" => 30,
+        _ => return Err(format!("{s:?}: the unit is K, M or G")),
+    };
+    match n.checked_mul(1 << shift) {
+        Some(0) => Err("the size must be above zero".into()),
+        Some(b) => Ok(b),
+        None => Err(format!("{s:?}: too large")),
+    }
 }

@@ -655,3 +655,104 @@ fn a_deeply_nested_otlp_file_is_refused_not_a_crash() {
     );
     assert!(!out.join("traces").exists());
 }
+
+/// The captured pydantic-ai conversations (OTLP JSON lines) copied `n` times: every copy
+/// with its own trace, span and conversation ids, ten minutes after the one before.
+fn copied_conversations(n: u64) -> String {
+    let text =
+        std::fs::read_to_string(&captured("pydantic-ai-genai", &["agent.jsonl"])[0]).unwrap();
+    let mut out = String::new();
+    for k in 1..=n {
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+            for rs in v["resourceSpans"].as_array_mut().unwrap() {
+                for ss in rs["scopeSpans"].as_array_mut().unwrap() {
+                    for s in ss["spans"].as_array_mut().unwrap() {
+                        for id in ["traceId", "spanId", "parentSpanId"] {
+                            if let Some(h) = s[id].as_str().filter(|h| h.len() > 2) {
+                                s[id] = format!("{k:02x}{}", &h[2..]).into();
+                            }
+                        }
+                        for t in ["startTimeUnixNano", "endTimeUnixNano"] {
+                            let ns: u64 = match &s[t] {
+                                serde_json::Value::String(x) => x.parse().unwrap(),
+                                x => x.as_u64().unwrap(),
+                            };
+                            s[t] = (ns + k * 600_000_000_000).to_string().into();
+                        }
+                        for a in s["attributes"].as_array_mut().into_iter().flatten() {
+                            if a["key"] == "gen_ai.conversation.id" || a["key"] == "session.id" {
+                                let c = a["value"]["stringValue"].as_str().unwrap_or_default();
+                                a["value"]["stringValue"] = format!("{c}-{k}").into();
+                            }
+                        }
+                    }
+                }
+            }
+            out.push_str(&v.to_string());
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Under a small --memory the importer writes conversations as they finish, in parts,
+/// and the steps are the ones the whole file read at once gives; a span that comes after
+/// its conversation was written is counted and named, not silently dropped.
+#[test]
+fn a_memory_bound_writes_in_parts_and_gives_the_same_steps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("copies.jsonl");
+    std::fs::write(&file, copied_conversations(20)).unwrap();
+    let inputs = [file.display().to_string()];
+    let whole = import("otlp", &inputs, &[], &tmp.path().join("whole"));
+    assert!(!whole.contains("memory bound"), "{whole}");
+    let parts = import(
+        "otlp",
+        &inputs,
+        &["--memory", "256K"],
+        &tmp.path().join("parts"),
+    );
+    let n: usize = parts
+        .split("written in ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("no parts in\n{parts}"));
+    assert!(n > 5, "{parts}");
+    assert!(
+        !parts.contains("warning") && !parts.contains("before they looked finished"),
+        "{parts}"
+    );
+    let steps_of = |dir: &str| {
+        let d = tmp.path().join(dir);
+        steps(&d, &d.join("traces/otlp.parquet"))
+    };
+    let (a, b) = (steps_of("whole"), steps_of("parts"));
+    assert_eq!(a.lines().count(), b.lines().count());
+    assert!(a.lines().count() > 20 * 10, "{a}");
+    assert_eq!(a, b);
+
+    // One conversation's last export moved to the end of the file: by then it was written.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let last_of_first = lines
+        .iter()
+        .rposition(|l| l.contains("\"traceId\":\"01"))
+        .unwrap();
+    let moved = lines.remove(last_of_first);
+    lines.push(moved);
+    let late = tmp.path().join("late.jsonl");
+    std::fs::write(&late, lines.join("\n") + "\n").unwrap();
+    let said = import(
+        "otlp",
+        &[late.display().to_string()],
+        &["--memory", "256K"],
+        &tmp.path().join("late"),
+    );
+    let spans_moved = moved.matches("\"spanId\"").count();
+    assert!(
+        said.contains(&format!("warning: {spans_moved} span(s) of ")),
+        "{spans_moved} moved:\n{said}"
+    );
+}

@@ -262,15 +262,29 @@ impl OpenTraces {
         order.sort_unstable();
         let mut out: Vec<usize> = Vec::new();
         let mut left = self.bytes;
-        for &(_, _, id) in &order {
-            if !all && left <= self.limit / 2 {
+        let mut next = 0;
+        loop {
+            while next < order.len() && (all || left > self.limit / 2) {
+                let id = order[next].2;
+                left -= self.convs[&id].bytes;
+                out.push(id);
+                next += 1;
+            }
+            if all {
                 break;
             }
-            left -= self.convs[&id].bytes;
-            out.push(id);
+            // Server spans an open call holds stay; others are taken in their place.
+            let before = out.len();
+            self.keep_held_servers(&mut out);
+            if out.len() == before {
+                break;
+            }
+            left = self.bytes - out.iter().map(|id| self.convs[id].bytes).sum::<usize>();
+            if next == order.len() || left <= self.limit / 2 {
+                break;
+            }
         }
         if !all {
-            self.keep_held_servers(&mut out);
             self.released.early += 1;
             self.released.cut += out
                 .iter()
@@ -299,10 +313,12 @@ impl OpenTraces {
     fn keep_held_servers(&self, out: &mut Vec<usize>) {
         let leaving: HashSet<usize> = out.iter().copied().collect();
         let skew = Duration::seconds(1);
+        // Only a conversation with a client side holds one (servers do not hold servers:
+        // when every client has left, so do they).
         let mut staying: Vec<(DateTime<Utc>, DateTime<Utc>)> = self
             .convs
             .iter()
-            .filter(|(id, _)| !leaving.contains(id))
+            .filter(|(id, g)| !leaving.contains(id) && !g.orphan_server())
             .filter_map(|(_, g)| Some((g.start?, g.end?)))
             .collect();
         if staying.is_empty() {
@@ -327,5 +343,97 @@ impl OpenTraces {
             let k = staying.partition_point(|&(a, _)| a - skew <= s);
             !(k > 0 && reach[k - 1] + skew >= e)
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: i64) -> Option<DateTime<Utc>> {
+        DateTime::from_timestamp(1_700_000_000 + s, 0)
+    }
+
+    fn span(trace: &str, id: &str, parent: &str, kind: SpanKind, t: (i64, i64)) -> Span {
+        Span {
+            trace_id: trace.into(),
+            span_id: id.into(),
+            parent_id: parent.into(),
+            kind,
+            start: at(t.0),
+            end: at(t.1),
+            ..Span::default()
+        }
+    }
+
+    fn traces(spans: &[Span]) -> Vec<&str> {
+        let mut t: Vec<&str> = spans.iter().map(|s| s.trace_id.as_str()).collect();
+        t.sort_unstable();
+        t.dedup();
+        t
+    }
+
+    /// Bytes held for `trace`'s conversation.
+    fn held(open: &OpenTraces, trace: &str) -> usize {
+        open.convs[&open.by_trace[trace]].bytes
+    }
+
+    #[test]
+    fn traces_naming_one_conversation_leave_together_and_late_spans_are_counted() {
+        let mut open = OpenTraces::new(usize::MAX, Duration::seconds(300));
+        let turn = |trace: &str, t: i64| {
+            let mut s = span(
+                trace,
+                &format!("{trace}-root"),
+                "",
+                SpanKind::Internal,
+                (t, t + 5),
+            );
+            s.attrs
+                .insert("gen_ai.conversation.id".into(), "chat-1".into());
+            s
+        };
+        open.push(span("a", "a-tool", "a-root", SpanKind::Internal, (1, 2)));
+        open.push(turn("a", 0));
+        open.push(span("c", "c-root", "", SpanKind::Internal, (10, 20)));
+        open.push(turn("b", 60));
+        // Half the bound is what the chat holds: the least recently added to (c) goes; the
+        // chat (a, then b) was added to since.
+        open.limit = 2 * held(&open, "a");
+        assert_eq!(traces(&open.release(false)), ["c"]);
+        open.limit = 1;
+        assert_eq!(traces(&open.release(false)), ["a", "b"]);
+        assert!(open.is_empty());
+        // Spans of a released trace, and a new trace naming a released conversation.
+        open.push(span("b", "b-late", "b-root", SpanKind::Internal, (61, 62)));
+        open.push(span("b", "b-later", "b-root", SpanKind::Internal, (62, 63)));
+        let mut again = span("z", "z-root", "", SpanKind::Internal, (70, 71));
+        again.attrs.insert("session.id".into(), "chat-1".into());
+        open.push(again);
+        assert!(open.is_empty());
+        let r = open.released;
+        assert_eq!((r.early, r.cut, r.late, r.late_traces), (2, 0, 3, 2));
+    }
+
+    #[test]
+    fn a_server_span_without_its_context_stays_while_a_call_around_it_is_open() {
+        // a: the agent's conversation, open from 39 s to 100 s (no root span yet); s: a
+        // server's span at 40 s whose trace context did not propagate (its own trace);
+        // c: an older, finished conversation, larger than s.
+        let mut open = OpenTraces::new(usize::MAX, Duration::seconds(300));
+        open.push(span("a", "a-call", "a-root", SpanKind::Client, (39, 42)));
+        open.push(span("s", "s-tool", "", SpanKind::Server, (40, 41)));
+        let mut c = span("c", "c-root", "", SpanKind::Internal, (0, 10));
+        c.attrs.insert("big".into(), "x".repeat(4096).into());
+        open.push(c);
+        open.push(span("a", "a-next", "a-root", SpanKind::Internal, (50, 100)));
+        // s is the least recently added to of the finished ones, but a holds its time: c
+        // leaves in its place.
+        open.limit = 2 * (held(&open, "a") + held(&open, "s"));
+        assert_eq!(traces(&open.release(false)), ["c"]);
+        // When a leaves, s leaves with it, in the same release.
+        open.limit = 2 * held(&open, "s");
+        assert_eq!(traces(&open.release(false)), ["a", "s"]);
+        assert_eq!(open.released.cut, 1, "a had not finished");
     }
 }
