@@ -43,6 +43,11 @@ pub struct Args {
     #[arg(long, default_value = "5", value_name = "SECS", value_parser = super::common::parse_duration)]
     idle: Duration,
 
+    /// Spans held at most (512M, 2G; a bare number is MiB): past it, the traces that went
+    /// longest without a span are written before --idle is up (counted at the end).
+    #[arg(long, value_name = "SIZE", default_value = "512M", value_parser = super::import::size)]
+    memory: usize,
+
     /// The archive of received requests rotates to a new file past this many MiB.
     #[arg(long, default_value_t = 64, value_name = "MIB")]
     rotate_mib: u64,
@@ -69,6 +74,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         import,
         idle: args.idle,
         rotate_bytes: args.rotate_mib.max(1) * 1024 * 1024,
+        memory: args.memory,
     };
     let listen = Listen {
         http: args.listen,
@@ -106,9 +112,15 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.out.join("traces").display(),
         archive.display()
     );
+    if st.traces_cut > 0 {
+        outln!(
+            "collect: {} trace(s) written before --idle was up, to stay within --memory",
+            st.traces_cut
+        );
+    }
     if st.late_spans > 0 {
         outln!(
-            "collect: {} span(s) came after their trace was written (raise --idle); they are in the archive",
+            "collect: {} span(s) came after their trace was written (raise --idle or --memory); they are in the archive",
             st.late_spans
         );
     }

@@ -124,7 +124,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// A size in bytes from `512M`, `64K`, `2G` (optionally `MiB`, `KB`...; a bare number is MiB).
-fn size(s: &str) -> Result<usize, String> {
+pub(super) fn size(s: &str) -> Result<usize, String> {
     let t = s.trim();
     let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (n, unit) = t.split_at(digits);

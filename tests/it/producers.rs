@@ -1700,6 +1700,68 @@ fn collect_takes_a_burst_in_any_order_a_dropped_client_and_a_bad_body() {
     );
 }
 
+/// Past --memory, collect writes the traces that went longest without a span before
+/// --idle is up, and says how many; the steps are those of importing the files.
+#[test]
+fn collect_writes_early_past_its_memory_bound() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let cap = root().join("tests/fixtures/import/captured/pydantic-ai-genai");
+    let mut collect = cmd(&root())
+        .args(["collect", "--listen", "127.0.0.1:0", "--idle", "600"])
+        .args(["--memory", "16K", "--out", d.join("col").to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(collect.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let addr = first.rsplit("http://").next().unwrap().trim().to_string();
+    let files_in = [
+        "agent.pb",
+        "server-generic-warehouse.pb",
+        "server-task-specific.pb",
+    ];
+    // One request (protobuf messages concatenated are one message: the repeated fields
+    // append), so that no write falls between two requests of one trace.
+    let body: Vec<u8> = files_in
+        .iter()
+        .flat_map(|f| requests(&cap.join(f)))
+        .flatten()
+        .collect();
+    let r = post(&addr, "application/x-protobuf", &body);
+    assert!(r.starts_with("HTTP/1.1 200"), "{r}");
+    // The writer looks every second: within a few, the traces are out though --idle is
+    // ten minutes.
+    let out = d.join("col/traces");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let written = || out.exists() && !files(&out, ".parquet").is_empty();
+    while !written() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(written(), "nothing written early");
+    unsafe { libc::kill(collect.id() as i32, libc::SIGTERM) };
+    assert!(collect.wait().unwrap().success());
+    let summary = lines.map_while(Result::ok).collect::<Vec<_>>().join("\n");
+    assert!(
+        summary.contains("69 span(s), 4 trace(s)")
+            && summary.contains("trace(s) written before --idle was up, to stay within --memory")
+            && !summary.contains("came after"),
+        "{summary}"
+    );
+    let inputs: Vec<String> = files_in
+        .iter()
+        .map(|f| cap.join(f).display().to_string())
+        .collect();
+    let mut args = vec!["import", "otlp", "--run-id", "collect"];
+    args.extend(inputs.iter().map(String::as_str));
+    let imp = d.join("imp");
+    args.extend(["--out", imp.to_str().unwrap()]);
+    ok(&root(), &args);
+    let proj = project(d, "ee3aa1c2b46af00c23345dcc5e3c4887");
+    assert_eq!(steps(&proj, &out), steps(&proj, &d.join("imp/traces")));
+}
+
 /// One raw HTTP/1.1 exchange: `head` lines after the request line, then `body`; with
 /// `cut`, the client stops writing before the body ends. The answer as text ("" when the
 /// server closed without one); a 20 s read deadline keeps a hung server from hanging

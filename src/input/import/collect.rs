@@ -27,6 +27,9 @@ pub struct CollectOptions {
     pub idle: Duration,
     /// The raw archive file rotates past this many bytes.
     pub rotate_bytes: u64,
+    /// Bytes of spans held at most (roughly): past it, the traces that went longest
+    /// without a span are written before their idle time is up.
+    pub memory: usize,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -39,6 +42,8 @@ pub struct Stats {
     pub late_spans: u64,
     pub traces: u64,
     pub traces_with_case: u64,
+    /// Traces written before their idle time was up, to stay within the memory bound.
+    pub traces_cut: u64,
     pub steps: u64,
     pub files: Vec<PathBuf>,
 }
@@ -87,8 +92,10 @@ impl Archive {
 }
 
 struct State {
-    /// Spans held per OTLP trace, with when the last one came.
-    pending: BTreeMap<String, (Instant, Vec<Span>)>,
+    /// Spans held per OTLP trace, with when the last one came and their size.
+    pending: BTreeMap<String, (Instant, Vec<Span>, usize)>,
+    /// Bytes held in `pending`.
+    bytes: usize,
     written: HashSet<String>,
     archive: Archive,
     batch: usize,
@@ -110,6 +117,7 @@ impl Collector {
         Arc::new(Self {
             state: Mutex::new(State {
                 pending: BTreeMap::new(),
+                bytes: 0,
                 written: HashSet::new(),
                 archive: Archive {
                     dir,
@@ -150,12 +158,15 @@ impl Collector {
                 st.stats.late_spans += 1;
                 continue;
             }
+            let n = super::open::size(&s);
+            st.bytes += n;
             let e = st
                 .pending
                 .entry(s.trace_id.clone())
-                .or_insert_with(|| (now, Vec::new()));
+                .or_insert_with(|| (now, Vec::new(), 0));
             e.0 = now;
             e.1.push(s);
+            e.2 += n;
         }
         Ok(n)
     }
@@ -184,12 +195,34 @@ impl Collector {
         let (spans, batch) = {
             let mut st = self.lock();
             let now = Instant::now();
-            let ready: Vec<String> = st
+            let mut ready: Vec<String> = st
                 .pending
                 .iter()
-                .filter(|(_, (t, _))| all || now.duration_since(*t) >= self.opts.idle)
+                .filter(|(_, (t, _, _))| all || now.duration_since(*t) >= self.opts.idle)
                 .map(|(k, _)| k.clone())
                 .collect();
+            // Past the memory bound: the traces that went longest without a span too,
+            // until half of it is free.
+            let mut left = st.bytes - ready.iter().map(|k| st.pending[k].2).sum::<usize>();
+            if !all && left > self.opts.memory {
+                let mut rest: Vec<(Instant, &String, usize)> = st
+                    .pending
+                    .iter()
+                    .filter(|(_, (t, _, _))| now.duration_since(*t) < self.opts.idle)
+                    .map(|(k, (t, _, n))| (*t, k, *n))
+                    .collect();
+                rest.sort();
+                let mut cut = Vec::new();
+                for (_, k, n) in rest {
+                    if left <= self.opts.memory / 2 {
+                        break;
+                    }
+                    left -= n;
+                    cut.push(k.clone());
+                }
+                st.stats.traces_cut += cut.len() as u64;
+                ready.extend(cut);
+            }
             if ready.is_empty() {
                 if all {
                     st.archive.close()?;
@@ -198,7 +231,8 @@ impl Collector {
             }
             let mut spans = Vec::new();
             for k in ready {
-                if let Some((_, s)) = st.pending.remove(&k) {
+                if let Some((_, s, n)) = st.pending.remove(&k) {
+                    st.bytes -= n;
                     spans.extend(s);
                 }
                 st.written.insert(k);
