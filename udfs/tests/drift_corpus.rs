@@ -270,7 +270,7 @@ fn poisoned(e: &serde_json::Value) -> Option<Action> {
 /// (tests/fixtures/drift-text/poisoning.jsonl, split by a hash of each id); benign: every
 /// string of the published servers' captured versions (split by server, split.tsv).
 /// Tuned on `tune` only; on `held-out`: at least 80 % of poisoning blocked, at most 1 % of
-/// benign strings blocked and 5 % warned (the issue's targets), and at least 92.4 %
+/// benign strings blocked and 5 % warned (the issue's targets), and at least 91.0 %
 /// flagged (measured; the target of 95 % is not met).
 #[test]
 fn text_review_rates_on_held_out_poisoning_and_real_wording() {
@@ -285,15 +285,16 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
         // The fifth (written 2026-12-05: obfuscated words, markdown images, links and
         // comments, role play, triggers, soft and passive wording, every place) and the
         // sixth (2026-12-06: pretexts, fake errors, persistence, payment redirection,
-        // chaining, other languages) likewise.
-        let mut batches = [(0, 0); 4];
+        // chaining, other languages) and the seventh (2026-12-06: carriers, placeholders,
+        // homoglyphs, tag characters, five more languages) likewise.
+        let mut batches = [(0, 0); 5];
         for line in poison.lines() {
             let e: serde_json::Value = serde_json::from_str(line).unwrap();
             if e["split"] != sp {
                 continue;
             }
             n += 1;
-            for (b, prefix) in ["b3-", "b4-", "b5-", "b6-"].iter().enumerate() {
+            for (b, prefix) in ["b3-", "b4-", "b5-", "b6-", "b7-"].iter().enumerate() {
                 if e["id"].as_str().is_some_and(|id| id.starts_with(prefix)) {
                     batches[b].0 += 1;
                     batches[b].1 += usize::from(poisoned(&e).is_some());
@@ -316,7 +317,8 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
         report.push_str(&format!(
             "{sp}: poisoning {n} texts: {flagged} flagged ({:.1} %), {blocked} blocked ({:.1} %); \
              benign {servers} servers, {} strings: {} blocked ({:.2} %), {} warned ({:.2} %); \
-             third batch: {} of {} flagged; fourth batch: {} of {} flagged; fifth batch: {} of {} flagged; sixth batch: {} of {} flagged\n",
+             third batch: {} of {} flagged; fourth batch: {} of {} flagged; fifth batch: {} of {} flagged; sixth batch: {} of {} flagged; \
+             seventh batch: {} of {} flagged\n",
             pct(flagged, n),
             pct(blocked, n),
             b.units,
@@ -332,6 +334,8 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             batches[2].0,
             batches[3].1,
             batches[3].0,
+            batches[4].1,
+            batches[4].0,
         ));
         if sp == "tune" {
             // What tuning looks at; the held-out lines are only counted.
@@ -353,9 +357,12 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             // exclusivity claims over the other tools): 108 of 115 (93.9 %), its held-out
             // half 12 of 13. The sixth batch (30 texts, 16 held out): 121 of 131 (92.4 %)
             // before tuning on its tune half (its held-out half: 13 of 16), and the same
-            // after (tune half 10 -> 14 of 14). Held at what was measured so it cannot
-            // slip unnoticed.
-            assert!(pct(flagged, n) >= 92.3, "{report}");
+            // after (tune half 10 -> 14 of 14). The seventh (30 texts, 14 held out): 132
+            // of 145 (91.0 %) before tuning on its tune half (its held-out half: 11 of
+            // 14), and the same after. Held at what was measured so it cannot slip
+            // unnoticed (it falls with each new batch: new held-out wording, not a
+            // regression).
+            assert!(pct(flagged, n) >= 91.0, "{report}");
             assert!(pct(blocked, n) >= 80.0, "{report}");
             assert!(pct(b.blocked.len(), b.units) <= 1.0, "{report}");
             assert!(pct(b.warned.len(), b.units) <= 5.0, "{report}");
