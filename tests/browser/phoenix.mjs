@@ -22,7 +22,10 @@ try {
   await tab.goto(`${base}/projects/${project}/traces/${trace}`, { waitUntil: "networkidle" });
   // The trace opens in a drawer over the traces table, which shows the names too.
   const drawer = tab.getByTestId("application-drawer-plane");
-  await drawer.getByText("groundcheck.correct", { exact: true }).first().click();
+  // The span that carries the annotations shows a chip with their names; the trace's
+  // header may show the same names as summaries above it (it does once the trace falls in
+  // the page's time range), so the chip is the last match, not the first.
+  await drawer.getByText("groundcheck.correct", { exact: true }).last().click();
   await tab.waitForLoadState("networkidle");
   // The Annotations panel opens collapsed or not; open, it has a List/Table switch (the
   // Attributes panel's is Table/JSON): wait for it, then take its Table.
