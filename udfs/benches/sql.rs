@@ -6,7 +6,8 @@
 //! The per-call pass (issue 25), `per_call/*`: what labeling asks of each call's SQL, the
 //! fields, time filters and grain findings (call_fields) and a predicate verdict
 //! (task_definition_match). `per_call/separately` is each asked on its own, four parses;
-//! `per_call/analyse` the one shared analysis; `per_call/udfs_batch` the four functions
+//! `per_call/analyse` the one shared analysis; `per_call/parse_only` sqlparser's tokenizer
+//! and parser alone on the same SQL (the floor under it); `per_call/udfs_batch` the four functions
 //! over a batch of 8,192 distinct calls with the catalog as one scalar, as the queries call
 //! them (each batch's SQL made new with a comment, so the memo does not answer).
 //!
@@ -147,6 +148,14 @@ fn per_call(c: &mut Criterion) {
                 black_box(time_filters(sql, d, &catalog).ok());
                 black_box(grain_issues(sql, d, &catalog).ok());
                 black_box(predicate_match(sql, GOVERNED, d, &catalog));
+            }
+        })
+    });
+    // The floor under `analyse`: sqlparser's tokenizer and parser alone on the same SQL.
+    g.bench_function("parse_only", |b| {
+        b.iter(|| {
+            for (d, sql) in &cases {
+                black_box(d.parse(sql).ok());
             }
         })
     });
