@@ -57,7 +57,7 @@ pub struct Released {
     pub cut: usize,
     /// Spans of a conversation already released: not used.
     pub late: usize,
-    /// Conversations those late spans belonged to.
+    /// Traces those late spans belonged to.
     pub late_traces: usize,
 }
 
@@ -72,7 +72,8 @@ pub struct OpenTraces {
     /// The input's clock: the latest span end read.
     clock: Option<DateTime<Utc>>,
     seq: u64,
-    /// Hashes of released trace and conversation ids.
+    /// Hashes of released trace and conversation ids (8 bytes a trace: what stays of a
+    /// released conversation, so that a late span is known as late).
     gone: HashSet<u64>,
     late_seen: HashSet<u64>,
     pub released: Released,
