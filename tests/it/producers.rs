@@ -1602,23 +1602,18 @@ pub fn post(addr: &str, ctype: &str, body: &[u8]) -> String {
     r
 }
 
-#[test]
-fn collect_takes_a_burst_in_any_order_a_dropped_client_and_a_bad_body() {
-    let tmp = tempfile::tempdir().unwrap();
-    let d = tmp.path();
-    let cap = root().join("tests/fixtures/import/captured/pydantic-ai-genai");
-    let proj = project(d, "ee3aa1c2b46af00c23345dcc5e3c4887");
+/// `collect --listen 127.0.0.1:0 ARGS…` started: the process, the rest of its stdout
+/// (the summary it prints when it stops) and the OTLP/HTTP address it printed first.
+fn start_collect(
+    args: &[&str],
+) -> (
+    std::process::Child,
+    std::io::Lines<BufReader<std::process::ChildStdout>>,
+    String,
+) {
     let mut collect = cmd(&root())
-        .args([
-            "collect",
-            "--listen",
-            "127.0.0.1:0",
-            "--idle",
-            "30",
-            "--out",
-            d.join("col").to_str().unwrap(),
-        ])
-        .args(["--cases", proj.join("cases.jsonl").to_str().unwrap()])
+        .args(["collect", "--listen", "127.0.0.1:0"])
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -1626,6 +1621,24 @@ fn collect_takes_a_burst_in_any_order_a_dropped_client_and_a_bad_body() {
     let mut lines = BufReader::new(collect.stdout.take().unwrap()).lines();
     let first = lines.next().unwrap().unwrap();
     let addr = first.rsplit("http://").next().unwrap().trim().to_string();
+    (collect, lines, addr)
+}
+
+#[test]
+fn collect_takes_a_burst_in_any_order_a_dropped_client_and_a_bad_body() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let cap = root().join("tests/fixtures/import/captured/pydantic-ai-genai");
+    let proj = project(d, "ee3aa1c2b46af00c23345dcc5e3c4887");
+    let cases = proj.join("cases.jsonl");
+    let (mut collect, lines, addr) = start_collect(&[
+        "--idle",
+        "30",
+        "--out",
+        d.join("col").to_str().unwrap(),
+        "--cases",
+        cases.to_str().unwrap(),
+    ]);
     // A client that announces a body and goes away.
     {
         use std::io::Write;
@@ -1707,16 +1720,14 @@ fn collect_writes_early_past_its_memory_bound() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let cap = root().join("tests/fixtures/import/captured/pydantic-ai-genai");
-    let mut collect = cmd(&root())
-        .args(["collect", "--listen", "127.0.0.1:0", "--idle", "600"])
-        .args(["--memory", "16K", "--out", d.join("col").to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(collect.stdout.take().unwrap()).lines();
-    let first = lines.next().unwrap().unwrap();
-    let addr = first.rsplit("http://").next().unwrap().trim().to_string();
+    let (mut collect, lines, addr) = start_collect(&[
+        "--idle",
+        "600",
+        "--memory",
+        "16K",
+        "--out",
+        d.join("col").to_str().unwrap(),
+    ]);
     let files_in = [
         "agent.pb",
         "server-generic-warehouse.pb",

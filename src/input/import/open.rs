@@ -35,6 +35,18 @@ struct Conv {
 }
 
 impl Conv {
+    /// Its time stretched to hold `start..end`.
+    fn widen(&mut self, start: Option<DateTime<Utc>>, end: Option<DateTime<Utc>>) {
+        self.start = match (self.start, start) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.end = match (self.end, end) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+    }
+
     /// Only server spans without a parent in the trace: a server whose trace context did
     /// not propagate, which `spans::steps` ties to the client call whose time holds it.
     fn orphan_server(&self) -> bool {
@@ -204,14 +216,7 @@ impl OpenTraces {
         let g = self.convs.get_mut(&id).expect("held");
         g.bytes += n;
         g.touched = seq;
-        g.start = match (g.start, s.start) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        g.end = match (g.end, s.end) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        };
+        g.widen(s.start, s.end);
         g.root_ended |= s.parent_id.is_empty() && s.end.is_some();
         g.spans.push(s);
     }
@@ -241,14 +246,7 @@ impl OpenTraces {
         k.bytes += g.bytes;
         k.traces.extend(g.traces);
         k.convs.extend(g.convs);
-        k.start = match (k.start, g.start) {
-            (Some(x), Some(y)) => Some(x.min(y)),
-            (x, y) => x.or(y),
-        };
-        k.end = match (k.end, g.end) {
-            (Some(x), Some(y)) => Some(x.max(y)),
-            (x, y) => x.or(y),
-        };
+        k.widen(g.start, g.end);
         k.root_ended |= g.root_ended;
         k.touched = k.touched.max(g.touched);
         keep
