@@ -45,8 +45,8 @@ pub struct Args {
 
     /// Seconds on the input's own clock (the latest span end read) after which a
     /// conversation with no ended root span counts as finished, once memory is short.
-    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
-    idle: u32,
+    #[arg(long, value_name = "SECS", default_value = "300", value_parser = super::common::parse_duration)]
+    idle: std::time::Duration,
 
     /// Folder for outputs.
     #[arg(long, default_value = "out")]
@@ -106,7 +106,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         let opts = args.tie.options(&args.run_id).await?;
         let hold = import::Hold {
             memory: args.memory,
-            idle: chrono::Duration::seconds(i64::from(args.idle)),
+            idle: chrono::Duration::from_std(args.idle).unwrap_or(chrono::Duration::MAX),
         };
         import::stream(
             args.format,
