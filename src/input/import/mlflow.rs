@@ -15,25 +15,42 @@ use chrono::DateTime;
 use serde_json::{Map, Value};
 
 use super::spans::{Event, Span, SpanKind};
-use super::{TraceFile, bad, documents};
+use super::{Input, TraceFile, bad};
 use crate::error::Result;
 
 pub fn read(f: &TraceFile, out: &mut Vec<Span>) -> Result<()> {
-    let bytes = super::otlp::gunzip(f)?;
-    let f = TraceFile {
-        display: f.display.clone(),
-        bytes,
-    };
-    for (line, doc) in documents(&f)? {
+    read_from(
+        &f.display,
+        std::io::Cursor::new(&f.bytes[..]),
+        &mut |spans| {
+            out.extend(spans);
+            Ok(())
+        },
+    )
+}
+
+/// Reads an input a document (a trace a line) at a time, handing each one's spans to
+/// `each`.
+pub fn read_from(
+    display: &str,
+    input: impl std::io::Read,
+    each: &mut dyn FnMut(Vec<Span>) -> Result<()>,
+) -> Result<()> {
+    let input = Input::open(display, input)?;
+    if input.first.is_none() {
+        return Ok(());
+    }
+    input.documents(&mut |line, doc| {
         let traces = match doc {
             Value::Array(a) => a,
             other => vec![other],
         };
+        let mut spans = Vec::new();
         for t in traces {
-            trace(&f.display, line, &t, out)?;
+            trace(display, line, &t, &mut spans)?;
         }
-    }
-    Ok(())
+        each(spans)
+    })
 }
 
 fn trace(file: &str, line: usize, t: &Value, out: &mut Vec<Span>) -> Result<()> {

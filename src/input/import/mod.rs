@@ -384,8 +384,8 @@ pub struct Hold {
     pub idle: chrono::Duration,
 }
 
-/// `import` of span formats (OTLP read a message at a time; Phoenix and MLflow files
-/// decoded whole): spans held per conversation within `hold`, made into steps and written
+/// `import` of span formats (read a message or JSON line at a time; a single document, a
+/// protobuf message or Phoenix's Parquet dataset whole): spans held per conversation within `hold`, made into steps and written
 /// to OUT/traces/FORMAT.parquet as released, published only when the checks of `traces`
 /// pass (else nothing is). Returns what to tell the user, a line each.
 pub fn stream(
@@ -448,18 +448,13 @@ fn stream_into(
                 let f = std::fs::File::open(p).map_err(|e| Error::io(&display, e))?;
                 otlp::read_from(&display, f, &mut |s| take(s, &mut imported))?;
             }
-            TraceFormat::Phoenix | TraceFormat::Mlflow => {
-                let f = TraceFile {
-                    display: display.clone(),
-                    bytes: std::fs::read(p).map_err(|e| Error::io(&display, e))?,
-                };
-                let mut spans = Vec::new();
-                if format == TraceFormat::Phoenix {
-                    phoenix::read(&f, &mut spans)?;
-                } else {
-                    mlflow::read(&f, &mut spans)?;
-                }
-                take(spans, &mut imported)?;
+            TraceFormat::Phoenix => {
+                let f = std::fs::File::open(p).map_err(|e| Error::io(&display, e))?;
+                phoenix::read_from(&display, f, &mut |s| take(s, &mut imported))?;
+            }
+            TraceFormat::Mlflow => {
+                let f = std::fs::File::open(p).map_err(|e| Error::io(&display, e))?;
+                mlflow::read_from(&display, f, &mut |s| take(s, &mut imported))?;
             }
             TraceFormat::McpLog | TraceFormat::Bfcl => {
                 return Err(Error::Input(format!(
@@ -742,6 +737,156 @@ pub(crate) fn json_error(e: &serde_json::Error) -> String {
 
 pub(crate) fn bad(file: &str, line: usize, col: usize, why: impl std::fmt::Display) -> Error {
     Error::Input(format!("{file}:{line}:{col}: {why}"))
+}
+
+/// The largest message or JSON line read from an input: a request body the Collector
+/// would take is far smaller; past this the input is refused, not read into memory.
+pub const MAX_MESSAGE: usize = 256 << 20;
+
+/// A read error of `display`, named for what failed: the gzip, or the file.
+fn read_error(display: &str, gz: bool, e: std::io::Error) -> Error {
+    if gz {
+        Error::Input(format!("{display}: not valid gzip: {e}"))
+    } else {
+        Error::Input(format!("{display}: {e}"))
+    }
+}
+
+/// An input read as it streams: gzip inflated as read, the white space before its first
+/// byte taken off and kept (in a binary format it is data).
+pub(crate) struct Input<'a> {
+    display: &'a str,
+    r: Box<dyn std::io::BufRead + 'a>,
+    gz: bool,
+    /// The first byte that is not white space; None when there is none.
+    pub first: Option<u8>,
+    pub skipped: Vec<u8>,
+}
+
+impl<'a> Input<'a> {
+    pub fn open(display: &'a str, input: impl std::io::Read + 'a) -> Result<Self> {
+        use std::io::BufRead;
+        let mut raw = std::io::BufReader::with_capacity(1 << 20, input);
+        let gz = raw
+            .fill_buf()
+            .map_err(|e| Error::Input(format!("{display}: {e}")))?
+            .starts_with(&[0x1f, 0x8b]);
+        let r: Box<dyn BufRead + 'a> = if gz {
+            Box::new(std::io::BufReader::with_capacity(
+                1 << 20,
+                flate2::read::MultiGzDecoder::new(raw),
+            ))
+        } else {
+            Box::new(raw)
+        };
+        let mut input = Self {
+            display,
+            r,
+            gz,
+            first: None,
+            skipped: Vec::new(),
+        };
+        loop {
+            let buf = input.r.fill_buf().map_err(|e| read_error(display, gz, e))?;
+            if buf.is_empty() {
+                return Ok(input);
+            }
+            match buf.iter().position(|b| !b.is_ascii_whitespace()) {
+                Some(i) => {
+                    input.first = Some(buf[i]);
+                    input.skipped.extend_from_slice(&buf[..i]);
+                    input.r.consume(i);
+                    return Ok(input);
+                }
+                None => {
+                    let n = buf.len();
+                    input.skipped.extend_from_slice(buf);
+                    input.r.consume(n);
+                }
+            }
+        }
+    }
+
+    /// A read error, named for what failed: the gzip, or the file.
+    fn error(&self) -> impl Fn(std::io::Error) -> Error + use<'a> {
+        let (display, gz) = (self.display, self.gz);
+        move |e| read_error(display, gz, e)
+    }
+
+    /// Everything, the leading white space included.
+    pub fn rest(mut self) -> Result<Vec<u8>> {
+        use std::io::Read;
+        let mut bytes = std::mem::take(&mut self.skipped);
+        let error = self.error();
+        self.r.read_to_end(&mut bytes).map_err(error)?;
+        Ok(bytes)
+    }
+
+    /// Fills `buf` as far as the input goes; how many bytes it got.
+    pub fn read_full(&mut self, buf: &mut [u8]) -> Result<usize> {
+        let mut got = 0;
+        while got < buf.len() {
+            match self.r.read(&mut buf[got..]) {
+                Ok(0) => break,
+                Ok(k) => got += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.error()(e)),
+            }
+        }
+        Ok(got)
+    }
+
+    /// One line into `buf` (refusing one longer than `MAX_MESSAGE`); its length.
+    fn line(&mut self, buf: &mut Vec<u8>, line: usize) -> Result<usize> {
+        use std::io::{BufRead, Read};
+        let error = self.error();
+        let n = (&mut self.r)
+            .take(MAX_MESSAGE as u64 + 1)
+            .read_until(b'\n', buf)
+            .map_err(error)?;
+        if buf.len() > MAX_MESSAGE {
+            return Err(bad(
+                self.display,
+                line,
+                1,
+                format!("a line over {} MiB; refused", MAX_MESSAGE >> 20),
+            ));
+        }
+        Ok(n)
+    }
+
+    /// The JSON documents of the input, each with its line, as `documents` gives them:
+    /// JSON lines (when the first line is a document of its own) read a line at a time,
+    /// else one document read whole.
+    pub fn documents(mut self, each: &mut dyn FnMut(usize, Value) -> Result<()>) -> Result<()> {
+        let mut line = self.skipped.iter().filter(|&&b| b == b'\n').count() + 1;
+        let mut text = Vec::new();
+        self.line(&mut text, line)?;
+        if let Ok(doc) = serde_json::from_slice::<Value>(&text) {
+            each(line, doc)?;
+            loop {
+                line += 1;
+                text.clear();
+                if self.line(&mut text, line)? == 0 {
+                    return Ok(());
+                }
+                if text.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                let doc = serde_json::from_slice::<Value>(&text)
+                    .map_err(|e| bad(self.display, line, e.column(), json_error(&e)))?;
+                each(line, doc)?;
+            }
+        }
+        let display = self.display.to_string();
+        let mut bytes = std::mem::take(&mut self.skipped);
+        bytes.extend_from_slice(&text);
+        bytes.extend(self.rest()?);
+        for (line, doc) in documents(&TraceFile { display, bytes })? {
+            each(line, doc)?;
+        }
+        Ok(())
+    }
 }
 
 /// JSON documents of a file: one document, or JSON lines. A document that does not parse

@@ -9,7 +9,7 @@
 //! write) gives base64 ids and enum names. Those are rewritten to the OTLP form before the
 //! crate reads them, so both load.
 
-use std::io::{BufRead, Read};
+use std::io::Read;
 
 use base64::Engine;
 use chrono::DateTime;
@@ -19,7 +19,7 @@ use prost::Message;
 use serde_json::{Map, Value};
 
 use super::spans::{Event, Span, SpanKind};
-use super::{TraceFile, bad, documents};
+use super::{Input, TraceFile, bad};
 use crate::error::{Error, Result};
 
 /// The spans of one input, whatever its encoding.
@@ -34,10 +34,6 @@ pub fn read(f: &TraceFile, out: &mut Vec<Span>) -> Result<()> {
     )
 }
 
-/// The largest OTLP message or JSON line read: a request body the Collector would take
-/// is far smaller; past this the input is refused, not read into memory.
-pub const MAX_MESSAGE: usize = 256 << 20;
-
 /// Reads an input a message (or JSON line) at a time, handing each one's spans to
 /// `each`: a file of any length in the memory of one message. gzip is inflated as read.
 pub fn read_from(
@@ -45,83 +41,18 @@ pub fn read_from(
     input: impl std::io::Read,
     each: &mut dyn FnMut(Vec<Span>) -> Result<()>,
 ) -> Result<()> {
-    let io = |e: std::io::Error| Error::Input(format!("{display}: {e}"));
-    let mut raw = std::io::BufReader::with_capacity(1 << 20, input);
-    let gz = raw.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
-    let mut r: Box<dyn BufRead + '_> = if gz {
-        Box::new(std::io::BufReader::with_capacity(
-            1 << 20,
-            flate2::read::MultiGzDecoder::new(raw),
-        ))
-    } else {
-        Box::new(raw)
-    };
-    let gz_err = |e: std::io::Error| {
-        if gz {
-            Error::Input(format!("{display}: not valid gzip: {e}"))
-        } else {
-            io(e)
-        }
-    };
     // The first byte that is not white space says the encoding (JSON starts with { or [;
     // a length-prefixed stream with a zero byte; any other byte starts one message).
-    let mut skipped = Vec::new();
-    let first = loop {
-        let buf = r.fill_buf().map_err(gz_err)?;
-        if buf.is_empty() {
-            return Ok(());
-        }
-        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
-            Some(i) => {
-                let b = buf[i];
-                skipped.extend_from_slice(&buf[..i]);
-                r.consume(i);
-                break b;
-            }
-            None => {
-                let n = buf.len();
-                skipped.extend_from_slice(buf);
-                r.consume(n);
-            }
-        }
+    let mut input = Input::open(display, input)?;
+    let Some(first) = input.first else {
+        return Ok(());
     };
     if matches!(first, b'{' | b'[') {
-        // JSON lines when the first line is a document of its own; else one document.
-        let mut line = skipped.iter().filter(|&&b| b == b'\n').count() + 1;
-        let mut text = Vec::new();
-        read_line(&mut r, &mut text, display, line, gz_err)?;
-        if let Ok(doc) = serde_json::from_slice::<Value>(&text) {
-            read_json(display, line, doc, each)?;
-            loop {
-                line += 1;
-                text.clear();
-                if read_line(&mut r, &mut text, display, line, gz_err)? == 0 {
-                    return Ok(());
-                }
-                if text.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                let doc = serde_json::from_slice::<Value>(&text)
-                    .map_err(|e| bad(display, line, e.column(), super::json_error(&e)))?;
-                read_json(display, line, doc, each)?;
-            }
-        }
-        let mut bytes = skipped;
-        bytes.extend_from_slice(&text);
-        r.read_to_end(&mut bytes).map_err(gz_err)?;
-        let f = TraceFile {
-            display: display.to_string(),
-            bytes,
-        };
-        for (line, doc) in documents(&f)? {
-            read_json(display, line, doc, each)?;
-        }
-        return Ok(());
+        return input.documents(&mut |line, doc| read_json(display, line, doc, each));
     }
     if first != 0 {
         // White space is a protobuf byte too (0x0a opens field 1): the message is all of it.
-        let mut bytes = skipped;
-        r.read_to_end(&mut bytes).map_err(gz_err)?;
+        let bytes = input.rest()?;
         let req = decode_request(&bytes).map_err(|e| {
             Error::Input(format!(
                 "{display}: neither OTLP JSON nor an OTLP protobuf ExportTraceServiceRequest: {e}"
@@ -130,7 +61,7 @@ pub fn read_from(
         return each(spans(req));
     }
     // The Collector's file exporter: each message behind its 4-byte big-endian length.
-    if !skipped.is_empty() {
+    if !input.skipped.is_empty() {
         return Err(Error::Input(format!(
             "{display}: neither OTLP JSON nor OTLP protobuf (white space, then a zero byte)"
         )));
@@ -140,7 +71,7 @@ pub fn read_from(
     let mut body = Vec::new();
     loop {
         let mut len = [0u8; 4];
-        let got = read_full(&mut r, &mut len).map_err(gz_err)?;
+        let got = input.read_full(&mut len)?;
         if got == 0 {
             return Ok(());
         }
@@ -151,15 +82,15 @@ pub fn read_from(
             )));
         }
         let len = u32::from_be_bytes(len) as usize;
-        if len > MAX_MESSAGE {
+        if len > super::MAX_MESSAGE {
             return Err(Error::Input(format!(
                 "{display}: message {n} at byte {at}: {len} bytes announced, over the {} MiB a \
                  message may have",
-                MAX_MESSAGE >> 20
+                super::MAX_MESSAGE >> 20
             )));
         }
         body.resize(len, 0);
-        let got = read_full(&mut r, &mut body).map_err(gz_err)?;
+        let got = input.read_full(&mut body)?;
         if got < len {
             return Err(Error::Input(format!(
                 "{display}: message {n} at byte {at}: {len} bytes announced, {got} there (truncated?)"
@@ -173,43 +104,6 @@ pub fn read_from(
         each(spans(req))?;
         at += 4 + len;
     }
-}
-
-/// Fills `buf` as far as the input goes; how many bytes it got.
-fn read_full(r: &mut dyn BufRead, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match r.read(&mut buf[got..]) {
-            Ok(0) => break,
-            Ok(k) => got += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(got)
-}
-
-/// One line into `buf` (refusing one longer than `MAX_MESSAGE`); its length.
-fn read_line(
-    r: &mut dyn BufRead,
-    buf: &mut Vec<u8>,
-    display: &str,
-    line: usize,
-    io: impl Fn(std::io::Error) -> Error,
-) -> Result<usize> {
-    let n = r
-        .take(MAX_MESSAGE as u64 + 1)
-        .read_until(b'\n', buf)
-        .map_err(io)?;
-    if buf.len() > MAX_MESSAGE {
-        return Err(bad(
-            display,
-            line,
-            1,
-            format!("a line over {} MiB; refused", MAX_MESSAGE >> 20),
-        ));
-    }
-    Ok(n)
 }
 
 fn spans(req: ExportTraceServiceRequest) -> Vec<Span> {
@@ -360,7 +254,7 @@ pub fn check_depth(bytes: &[u8]) -> std::result::Result<(), String> {
     Ok(())
 }
 
-fn read_json(
+pub(super) fn read_json(
     display: &str,
     line: usize,
     mut doc: Value,

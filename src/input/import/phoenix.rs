@@ -19,42 +19,67 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
 use super::spans::{Event, Span, SpanKind};
-use super::{TraceFile, bad, documents, parse_time};
+use super::{Input, TraceFile, bad, documents, parse_time};
 use crate::error::Result;
 
 pub fn read(f: &TraceFile, out: &mut Vec<Span>) -> Result<()> {
-    let bytes = super::otlp::gunzip(f)?;
-    let f = TraceFile {
-        display: f.display.clone(),
-        bytes,
-    };
-    if f.bytes.starts_with(b"PAR1") {
-        for (row, item) in parquet_rows(&f)?.into_iter().enumerate() {
-            out.push(span(&f.display, row + 1, item)?);
-        }
+    read_from(
+        &f.display,
+        std::io::Cursor::new(&f.bytes[..]),
+        &mut |spans| {
+            out.extend(spans);
+            Ok(())
+        },
+    )
+}
+
+/// Reads an input a document (a JSON line) at a time, handing each one's spans to
+/// `each`; a saved trace dataset (Parquet) is read whole.
+pub fn read_from(
+    display: &str,
+    input: impl std::io::Read,
+    each: &mut dyn FnMut(Vec<Span>) -> Result<()>,
+) -> Result<()> {
+    let input = Input::open(display, input)?;
+    if input.first.is_none() {
         return Ok(());
     }
-    for (line, doc) in documents(&f)? {
+    if !matches!(input.first, Some(b'{' | b'[')) {
+        let f = TraceFile {
+            display: display.to_string(),
+            bytes: input.rest()?,
+        };
+        if f.bytes.starts_with(b"PAR1") {
+            let mut spans = Vec::new();
+            for (row, item) in parquet_rows(&f)?.into_iter().enumerate() {
+                spans.push(span(&f.display, row + 1, item)?);
+            }
+            return each(spans);
+        }
+        // Not JSON either: `documents` names where.
+        documents(&f)?;
+        return Ok(());
+    }
+    input.documents(&mut |line, doc| {
         let items = match doc {
             Value::Array(a) => a,
-            Value::Object(ref o) if o.get("data").is_some_and(Value::is_array) => {
-                o["data"].as_array().cloned().unwrap_or_default()
+            Value::Object(mut o) if o.get("data").is_some_and(Value::is_array) => {
+                match o.remove("data") {
+                    Some(Value::Array(a)) => a,
+                    _ => Vec::new(),
+                }
             }
             Value::Object(ref o) if o.contains_key("resourceSpans") => {
-                let one = TraceFile {
-                    display: format!("{}:{line}", f.display),
-                    bytes: serde_json::to_vec(&doc).unwrap_or_default(),
-                };
-                super::otlp::read(&one, out)?;
-                continue;
+                return super::otlp::read_json(&format!("{display}:{line}"), 1, doc, each);
             }
             other => vec![other],
         };
-        for item in items {
-            out.push(span(&f.display, line, item)?);
-        }
-    }
-    Ok(())
+        let spans = items
+            .into_iter()
+            .map(|item| span(display, line, item))
+            .collect::<Result<Vec<Span>>>()?;
+        each(spans)
+    })
 }
 
 fn span(file: &str, line: usize, item: Value) -> Result<Span> {
