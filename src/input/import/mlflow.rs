@@ -19,24 +19,13 @@ use super::{Input, TraceFile, bad};
 use crate::error::Result;
 
 pub fn read(f: &TraceFile, out: &mut Vec<Span>) -> Result<()> {
-    read_from(
-        &f.display,
-        std::io::Cursor::new(&f.bytes[..]),
-        &mut |spans| {
-            out.extend(spans);
-            Ok(())
-        },
-    )
+    super::held(f, out, read_from)
 }
 
 /// Reads an input a document (a trace a line) at a time, handing each one's spans to
 /// `each`.
-pub fn read_from(
-    display: &str,
-    input: impl std::io::Read,
-    each: &mut dyn FnMut(Vec<Span>) -> Result<()>,
-) -> Result<()> {
-    let input = Input::open(display, input)?;
+pub fn read_from(input: Input, each: &mut dyn FnMut(Vec<Span>) -> Result<()>) -> Result<()> {
+    let display = input.display();
     if input.first.is_none() {
         return Ok(());
     }

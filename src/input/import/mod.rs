@@ -444,17 +444,14 @@ fn stream_into(
             Ok(())
         };
         match format {
-            TraceFormat::Otlp => {
+            TraceFormat::Otlp | TraceFormat::Phoenix | TraceFormat::Mlflow => {
                 let f = std::fs::File::open(p).map_err(|e| Error::io(&display, e))?;
-                otlp::read_from(&display, f, &mut |s| take(s, &mut imported))?;
-            }
-            TraceFormat::Phoenix => {
-                let f = std::fs::File::open(p).map_err(|e| Error::io(&display, e))?;
-                phoenix::read_from(&display, f, &mut |s| take(s, &mut imported))?;
-            }
-            TraceFormat::Mlflow => {
-                let f = std::fs::File::open(p).map_err(|e| Error::io(&display, e))?;
-                mlflow::read_from(&display, f, &mut |s| take(s, &mut imported))?;
+                let read_from: ReadFrom = match format {
+                    TraceFormat::Otlp => otlp::read_from,
+                    TraceFormat::Phoenix => phoenix::read_from,
+                    _ => mlflow::read_from,
+                };
+                read_from(Input::open(&display, f)?, &mut |s| take(s, &mut imported))?;
             }
             TraceFormat::McpLog | TraceFormat::Bfcl => {
                 return Err(Error::Input(format!(
@@ -743,6 +740,18 @@ pub(crate) fn bad(file: &str, line: usize, col: usize, why: impl std::fmt::Displ
 /// would take is far smaller; past this the input is refused, not read into memory.
 pub const MAX_MESSAGE: usize = 256 << 20;
 
+/// What each span format reads an input with: its spans handed on as they are read.
+pub type ReadFrom = fn(Input, &mut dyn FnMut(Vec<spans::Span>) -> Result<()>) -> Result<()>;
+
+/// The spans of a file held in memory, as the format's `read_from` reads them.
+fn held(f: &TraceFile, out: &mut Vec<spans::Span>, read_from: ReadFrom) -> Result<()> {
+    let input = Input::open(&f.display, std::io::Cursor::new(&f.bytes[..]))?;
+    read_from(input, &mut |spans| {
+        out.extend(spans);
+        Ok(())
+    })
+}
+
 /// A read error of `display`, named for what failed: the gzip, or the file.
 fn read_error(display: &str, gz: bool, e: std::io::Error) -> Error {
     if gz {
@@ -754,7 +763,7 @@ fn read_error(display: &str, gz: bool, e: std::io::Error) -> Error {
 
 /// An input read as it streams: gzip inflated as read, the white space before its first
 /// byte taken off and kept (in a binary format it is data).
-pub(crate) struct Input<'a> {
+pub struct Input<'a> {
     display: &'a str,
     r: Box<dyn std::io::BufRead + 'a>,
     gz: bool,
@@ -805,6 +814,11 @@ impl<'a> Input<'a> {
                 }
             }
         }
+    }
+
+    /// The input's name, for messages.
+    pub fn display(&self) -> &'a str {
+        self.display
     }
 
     /// A read error, named for what failed: the gzip, or the file.

@@ -24,26 +24,15 @@ use crate::error::{Error, Result};
 
 /// The spans of one input, whatever its encoding.
 pub fn read(f: &TraceFile, out: &mut Vec<Span>) -> Result<()> {
-    read_from(
-        &f.display,
-        std::io::Cursor::new(&f.bytes[..]),
-        &mut |spans| {
-            out.extend(spans);
-            Ok(())
-        },
-    )
+    super::held(f, out, read_from)
 }
 
-/// Reads an input a message (or JSON line) at a time, handing each one's spans to
-/// `each`: a file of any length in the memory of one message. gzip is inflated as read.
-pub fn read_from(
-    display: &str,
-    input: impl std::io::Read,
-    each: &mut dyn FnMut(Vec<Span>) -> Result<()>,
-) -> Result<()> {
+/// Reads an input (`Input::open`) a message or JSON line at a time, handing each one's
+/// spans to `each`: a file of any length in the memory of one message.
+pub fn read_from(mut input: Input, each: &mut dyn FnMut(Vec<Span>) -> Result<()>) -> Result<()> {
+    let display = input.display();
     // The first byte that is not white space says the encoding (JSON starts with { or [;
     // a length-prefixed stream with a zero byte; any other byte starts one message).
-    let mut input = Input::open(display, input)?;
     let Some(first) = input.first else {
         return Ok(());
     };
