@@ -234,7 +234,6 @@ impl Imported {
         if self.step_count() > 0 {
             return Ok(());
         }
-        let names = inputs;
         let seen = if self.records == 0 {
             "no records at all".to_string()
         } else if format == TraceFormat::McpLog {
@@ -268,7 +267,7 @@ impl Imported {
             "{}: no steps: {seen}. Expected tool spans (gen_ai.operation.name=execute_tool, \
              mcp.method.name=tools/call, openinference.span.kind=TOOL or traceloop.span.kind=tool) \
              or model spans (gen_ai.operation.name=chat, openinference.span.kind=LLM); see docs/importers.md",
-            names.join(", ")
+            inputs.join(", ")
         )))
     }
 }
@@ -385,9 +384,9 @@ pub struct Hold {
 }
 
 /// `import` of span formats (read a message or JSON line at a time; a single document, a
-/// protobuf message or Phoenix's Parquet dataset whole): spans held per conversation within `hold`, made into steps and written
-/// to OUT/traces/FORMAT.parquet as released, published only when the checks of `traces`
-/// pass (else nothing is). Returns what to tell the user, a line each.
+/// protobuf message or Phoenix's Parquet dataset whole): spans held per conversation
+/// within `hold`, made into steps and written to OUT/traces/FORMAT.parquet as released,
+/// published only when the checks of `traces` pass (else nothing is). Returns what to tell the user, a line each.
 pub fn stream(
     format: TraceFormat,
     paths: &[std::path::PathBuf],

@@ -101,15 +101,6 @@ fn spans(req: ExportTraceServiceRequest) -> Vec<Span> {
     out
 }
 
-/// The body of an OTLP/HTTP request or a file: gzip when it starts with gzip's magic.
-pub fn gunzip(f: &TraceFile) -> Result<Vec<u8>> {
-    if f.bytes.starts_with(&[0x1f, 0x8b]) {
-        inflate(&f.bytes, usize::MAX).map_err(|e| Error::Input(format!("{}: {e}", f.display)))
-    } else {
-        Ok(f.bytes.clone())
-    }
-}
-
 /// gzip data inflated, refused once it passes `limit` bytes (a small body can inflate a
 /// thousandfold).
 pub fn inflate(bytes: &[u8], limit: usize) -> std::result::Result<Vec<u8>, String> {

@@ -257,12 +257,11 @@ fn otlp_snake(file: &str, line: usize, o: Map<String, Value>) -> Result<Span> {
     let mut v = Value::Object(o);
     camel(&mut v);
     let doc = serde_json::json!({"resourceSpans": [{"scopeSpans": [{"spans": [v]}]}]});
-    let one = TraceFile {
-        display: format!("{file}:{line}"),
-        bytes: serde_json::to_vec(&doc).unwrap_or_default(),
-    };
     let mut spans = Vec::new();
-    super::otlp::read(&one, &mut spans)?;
+    super::otlp::read_json(&format!("{file}:{line}"), 1, doc, &mut |s| {
+        spans.extend(s);
+        Ok(())
+    })?;
     spans
         .pop()
         .ok_or_else(|| bad(file, line, 1, "an OTLP span that holds no span"))
