@@ -270,7 +270,7 @@ fn poisoned(e: &serde_json::Value) -> Option<Action> {
 /// (tests/fixtures/drift-text/poisoning.jsonl, split by a hash of each id); benign: every
 /// string of the published servers' captured versions (split by server, split.tsv).
 /// Tuned on `tune` only; on `held-out`: at least 80 % of poisoning blocked, at most 1 % of
-/// benign strings blocked and 5 % warned (the issue's targets), and at least 91.0 %
+/// benign strings blocked and 5 % warned (the issue's targets), and at least 93.7 %
 /// flagged (measured; the target of 95 % is not met).
 #[test]
 fn text_review_rates_on_held_out_poisoning_and_real_wording() {
@@ -359,13 +359,157 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             // before tuning on its tune half (its held-out half: 13 of 16), and the same
             // after (tune half 10 -> 14 of 14). The seventh (30 texts, 14 held out): 132
             // of 145 (91.0 %) before tuning on its tune half (its held-out half: 11 of
-            // 14), and the same after. Held at what was measured so it cannot slip
-            // unnoticed (it falls with each new batch: new held-out wording, not a
-            // regression).
-            assert!(pct(flagged, n) >= 91.0, "{report}");
+            // 14), and the same after. With the text model (a logistic regression trained
+            // on the tune part only, udfs/src/changes/text_model.tsv) warning where no
+            // rule fires: 136 of 145 (93.8 %), benign warned 1.00 -> 1.09 %. Held at what
+            // was measured so it cannot slip unnoticed (it falls with each new batch: new
+            // held-out wording, not a regression).
+            assert!(pct(flagged, n) >= 93.7, "{report}");
             assert!(pct(blocked, n) >= 80.0, "{report}");
             assert!(pct(b.blocked.len(), b.units) <= 1.0, "{report}");
             assert!(pct(b.warned.len(), b.units) <= 5.0, "{report}");
         }
+    }
+}
+
+/// Where a poisoning text sits, as the review reads it.
+fn kind_of(place: &str) -> changes::text::Kind {
+    use changes::text::Kind;
+    match place {
+        "param-name" => Kind::Name,
+        "enum" | "default" | "example" => Kind::Value,
+        _ => Kind::Prose,
+    }
+}
+
+/// The text model's examples from one part of the corpus, each with its fold (for
+/// choosing the threshold on texts the fold's model did not see): every distinct string
+/// of every captured version of the part's servers (fold: the server), and the part's
+/// poisoning texts (fold: the line).
+fn model_examples(split_name: &str) -> Vec<(Vec<String>, bool, usize)> {
+    use changes::text::{Kind, model_features};
+    let mut out = Vec::new();
+    let servers: Vec<String> = split()
+        .into_iter()
+        .filter(|(_, sp)| sp == split_name)
+        .map(|(s, _)| s)
+        .collect();
+    for (fold, server) in servers.iter().enumerate() {
+        let mut seen = std::collections::BTreeSet::new();
+        for v in versions(server) {
+            let cur = capture(server, &v);
+            let tools = tools_from_json(&cur).unwrap();
+            let names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
+            for t in &tools {
+                for (_, kind, text) in changes::text::model_strings(t) {
+                    if seen.insert((format!("{kind:?}"), text.clone())) {
+                        out.push((model_features(&text, kind, &names, &t.name), false, fold));
+                    }
+                }
+            }
+            if let Some(s) = changes::surface::Surface::from_json(&cur) {
+                for (_, text) in changes::surface::model_strings(&s) {
+                    if seen.insert(("Prose".to_string(), text.clone())) {
+                        out.push((model_features(&text, Kind::Prose, &names, ""), false, fold));
+                    }
+                }
+            }
+        }
+    }
+    let poison = std::fs::read_to_string(corpus().join("../drift-text/poisoning.jsonl")).unwrap();
+    for (i, line) in poison.lines().enumerate() {
+        let e: serde_json::Value = serde_json::from_str(line).unwrap();
+        if e["split"] != split_name {
+            continue;
+        }
+        let others: Vec<String> = e["others"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect();
+        let f = model_features(
+            e["text"].as_str().unwrap(),
+            kind_of(e["place"].as_str().unwrap()),
+            &others,
+            e["tool"].as_str().unwrap(),
+        );
+        out.push((f, true, i));
+    }
+    out
+}
+
+/// The share of benign strings of the tune part the text model may flag, measured on
+/// folds it was not trained on (the rules warn on about 1 %; the issue allows 5 %).
+const MODEL_BENIGN_FLAGGED: f64 = 0.015;
+const MODEL_FOLDS: usize = 5;
+
+/// The text model is trained on the tune part only: out-of-fold scores (5 folds; benign
+/// strings by server, poisoning by line) choose the threshold that flags at most
+/// `MODEL_BENIGN_FLAGGED` of benign strings, then one model is trained on the whole tune
+/// part. The committed udfs/src/changes/text_model.tsv must be what this trains
+/// (`GROUNDCHECK_WRITE_TEXT_MODEL=1` rewrites it).
+#[test]
+fn text_model_is_the_one_the_tune_split_trains() {
+    use changes::text_model::{Training, train};
+    let examples = model_examples("tune");
+    let t = Training::default();
+    let mut oof = vec![0.0; examples.len()];
+    for k in 0..MODEL_FOLDS {
+        let part: Vec<(Vec<String>, bool)> = examples
+            .iter()
+            .filter(|(_, _, f)| f % MODEL_FOLDS != k)
+            .map(|(x, y, _)| (x.clone(), *y))
+            .collect();
+        let m = train(&part, t, 0.5);
+        for (i, (x, _, f)) in examples.iter().enumerate() {
+            if f % MODEL_FOLDS == k {
+                oof[i] = m.score(x);
+            }
+        }
+    }
+    let mut benign: Vec<f64> = examples
+        .iter()
+        .zip(&oof)
+        .filter(|((_, y, _), _)| !y)
+        .map(|(_, s)| *s)
+        .collect();
+    benign.sort_by(|a, b| b.total_cmp(a));
+    let allowed = (benign.len() as f64 * MODEL_BENIGN_FLAGGED).floor() as usize;
+    // Just above the first benign score past the allowance, rounded as the file rounds.
+    let threshold = ((benign[allowed] + 1e-4) * 1e4).ceil() / 1e4;
+    let poison: Vec<f64> = examples
+        .iter()
+        .zip(&oof)
+        .filter(|((_, y, _), _)| *y)
+        .map(|(_, s)| *s)
+        .collect();
+    let caught = poison.iter().filter(|s| **s >= threshold).count();
+    let flagged = benign.iter().filter(|s| **s >= threshold).count();
+    let all: Vec<(Vec<String>, bool)> = examples.iter().map(|(x, y, _)| (x.clone(), *y)).collect();
+    let m = train(&all, t, threshold);
+    let header = format!(
+        "groundcheck's text model (issue #43): logistic regression, {t:?}.\n\
+         Trained on the tune part of the drift corpus only: {} benign strings, {} poisoning texts.\n\
+         Out of fold ({MODEL_FOLDS} folds): threshold {threshold:.4} flags {flagged} benign strings ({:.2} %) and {caught} of {} poisoning texts ({:.1} %).\n\
+         Written by text_model_is_the_one_the_tune_split_trains (udfs/tests/drift_corpus.rs); do not edit.",
+        benign.len(),
+        poison.len(),
+        100.0 * flagged as f64 / benign.len() as f64,
+        poison.len(),
+        100.0 * caught as f64 / poison.len() as f64,
+    );
+    let tsv = m.to_tsv(&header);
+    eprintln!("{header}\n{} weights", m.weights.len());
+    let path = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap())
+        .join("src/changes/text_model.tsv");
+    if std::env::var_os("GROUNDCHECK_WRITE_TEXT_MODEL").is_some() {
+        std::fs::write(&path, &tsv).unwrap();
+    } else {
+        assert!(
+            std::fs::read_to_string(&path).unwrap() == tsv,
+            "{path:?} is not what the tune part trains: GROUNDCHECK_WRITE_TEXT_MODEL=1 \
+             cargo test --workspace --test drift_corpus text_model rewrites it"
+        );
     }
 }

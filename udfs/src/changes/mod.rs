@@ -10,6 +10,7 @@ pub mod schema;
 pub mod semver;
 pub mod surface;
 pub mod text;
+pub mod text_model;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -391,7 +391,7 @@ const TEXT: &[(&str, Severity, Action, &str)] = &[
         "text-instruction",
         Review,
         Action::Warn,
-        "Model-visible text gained one weak sign of an instruction to the model (a note to the assistant, something kept from the user, a rule over another tool, a shell command, a credential's place, invisible characters): for review.",
+        "Model-visible text gained one weak sign of an instruction to the model (a note to the assistant, something kept from the user, a rule over another tool, a shell command, a credential's place, invisible characters), or no rule's sign but wording the text model scores like known poisoning: for review.",
     ),
 ];
 
