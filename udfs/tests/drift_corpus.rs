@@ -270,7 +270,7 @@ fn poisoned(e: &serde_json::Value) -> Option<Action> {
 /// (tests/fixtures/drift-text/poisoning.jsonl, split by a hash of each id); benign: every
 /// string of the published servers' captured versions (split by server, split.tsv).
 /// Tuned on `tune` only; on `held-out`: at least 80 % of poisoning blocked, at most 1 % of
-/// benign strings blocked and 5 % warned (the issue's targets), and at least 93.7 %
+/// benign strings blocked and 5 % warned (the issue's targets), and at least 92.5 %
 /// flagged (measured; the target of 95 % is not met).
 #[test]
 fn text_review_rates_on_held_out_poisoning_and_real_wording() {
@@ -286,15 +286,19 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
         // comments, role play, triggers, soft and passive wording, every place) and the
         // sixth (2026-12-06: pretexts, fake errors, persistence, payment redirection,
         // chaining, other languages) and the seventh (2026-12-06: carriers, placeholders,
-        // homoglyphs, tag characters, five more languages) likewise.
-        let mut batches = [(0, 0); 5];
+        // homoglyphs, tag characters, five more languages) and the eighth (2026-12-06,
+        // written after the text model) likewise.
+        let mut batches = [(0, 0); 6];
         for line in poison.lines() {
             let e: serde_json::Value = serde_json::from_str(line).unwrap();
             if e["split"] != sp {
                 continue;
             }
             n += 1;
-            for (b, prefix) in ["b3-", "b4-", "b5-", "b6-", "b7-"].iter().enumerate() {
+            for (b, prefix) in ["b3-", "b4-", "b5-", "b6-", "b7-", "b8-"]
+                .iter()
+                .enumerate()
+            {
                 if e["id"].as_str().is_some_and(|id| id.starts_with(prefix)) {
                     batches[b].0 += 1;
                     batches[b].1 += usize::from(poisoned(&e).is_some());
@@ -318,7 +322,7 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             "{sp}: poisoning {n} texts: {flagged} flagged ({:.1} %), {blocked} blocked ({:.1} %); \
              benign {servers} servers, {} strings: {} blocked ({:.2} %), {} warned ({:.2} %); \
              third batch: {} of {} flagged; fourth batch: {} of {} flagged; fifth batch: {} of {} flagged; sixth batch: {} of {} flagged; \
-             seventh batch: {} of {} flagged\n",
+             seventh batch: {} of {} flagged; eighth batch: {} of {} flagged\n",
             pct(flagged, n),
             pct(blocked, n),
             b.units,
@@ -336,6 +340,8 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             batches[3].0,
             batches[4].1,
             batches[4].0,
+            batches[5].1,
+            batches[5].0,
         ));
         if sp == "tune" {
             // What tuning looks at; the held-out lines are only counted.
@@ -361,10 +367,14 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             // of 145 (91.0 %) before tuning on its tune half (its held-out half: 11 of
             // 14), and the same after. With the text model (a logistic regression trained
             // on the tune part only, udfs/src/changes/text_model.tsv) warning where no
-            // rule fires: 136 of 145 (93.8 %), benign warned 1.00 -> 1.09 %. Held at what
-            // was measured so it cannot slip unnoticed (it falls with each new batch: new
-            // held-out wording, not a regression).
-            assert!(pct(flagged, n) >= 93.7, "{report}");
+            // rule fires: 136 of 145 (93.8 %), benign warned 1.00 -> 1.09 %. The eighth
+            // batch (30 texts, 16 held out, written after the model): 148 of 161 (91.9 %,
+            // blocked 77.6 %) before tuning on its tune half (its held-out half: 12 of
+            // 16, 7 blocked); after (classes widened, the model retrained): 149 of 161
+            // (92.5 %), blocked 129 (80.1 %; its held-out half 12 of 16, 11 blocked).
+            // Held at what was measured so it cannot slip unnoticed (it falls with each
+            // new batch: new held-out wording, not a regression).
+            assert!(pct(flagged, n) >= 92.5, "{report}");
             assert!(pct(blocked, n) >= 80.0, "{report}");
             assert!(pct(b.blocked.len(), b.units) <= 1.0, "{report}");
             assert!(pct(b.warned.len(), b.units) <= 5.0, "{report}");

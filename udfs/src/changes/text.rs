@@ -243,6 +243,38 @@ const PATTERNS: &[(Signal, &str)] = &[
         Signal::Redirect,
         r"\b(replace|swap|substitute|change|overwrite|rewrite|redirect|reroute|alter)\b.{0,30}\b(iban|bank (account|details)|account (number|details)|routing number|wallet address|payee|beneficiary|payment (address|destination|details|recipient))\b",
     ),
+    // Eighth batch's tune half (2026-12-06), by class:
+    // orders carried in data the tool returns, to be carried out;
+    (
+        Signal::Override,
+        r"\b(directives|instructions|orders|commands)\b.{0,80}\b(carry (them|these|those) out|follow (them|these|those)|obey (them|these|those)|execute (them|these|those)|act on (them|these|those))\b",
+    ),
+    // priority claimed over the user or the other servers;
+    (
+        Signal::Override,
+        r"\b(take|takes|have|has|get|gets|given) (priority|precedence) over\b.{0,40}\b(the user|users?'?|user'?s|your|system|other (servers?|tools?))\b",
+    ),
+    // a change kept from the user;
+    (
+        Signal::Conceal,
+        r"\b(do not|don't|never|must not|without) (tell|telling|mention|mentioning|reveal|revealing|explain|explaining|point out|pointing out)\b.{0,16}\b(the )?(difference|change|swap|switch|substitution|replacement|real reason)\b|\binutile de (le |l'|les )?(lui |leur )?(signaler|dire|mentionner|préciser)\b|\bkullanıcıya (söyleme|söylemeyin|bildirme|bildirmeyin|haber verme)\b|(उपयोगकर्ता को )?(न|ना|मत) (बताएं|बताएँ|बताओ|बताना)",
+    ),
+    // keys by kind, and credentials in Turkish and Hindi;
+    (
+        Signal::Secret,
+        r"\b(deploy|ssh|signing|encryption|master|license|licence|gpg|pgp) keys?\b|\b(şifre\w*|parola\w*|api anahtar\w*)|पासवर्ड|कुंजी",
+    ),
+    (Signal::Source, r"\bkullanıcının\b|उपयोगकर्ता (का|की|के)"),
+    // a move in French's polite imperative, Turkish and Hindi;
+    (
+        Signal::Move,
+        r"\b(copiez|ajoutez|collez|envoyez|joignez|insérez|incluez|transmettez|ekle|ekleyin|gönder|gönderin)\b|जोड़ें|जोड़ो|भेजें|भेजो",
+    ),
+    // what goes along with a request, or into the chat, or at an end of a field.
+    (
+        Signal::Dest,
+        r"\b(along with|together with|alongside|attached to) (the |this |your |each |every )?(query|request|call|search|message|payload|parameters?|arguments?)\b|\binto (the )?(chat|conversation)\b|\b(à la fin|au début) (de|du|d')|\b(sorgu\w*|sonuna)\b|क्वेरी",
+    ),
     (
         Signal::Harvest,
         r"\b(all|every|any|environment|full|entire|whole|complete|verbatim|previous|prior|so far|of the assistant|your|users?'?s?)\b",
