@@ -171,7 +171,11 @@ impl ChunkTable {
     /// Fills the table with every row of its source (the whole table, or a view of the
     /// tables filled before it).
     async fn load(&self, ctx: &SessionContext) -> Result<()> {
+        let start = std::time::Instant::now();
         let rows = ctx.read_table(self.source.clone())?.collect().await?;
+        if profiling() {
+            eprintln!("profile: {} filled in {:?}", self.name, start.elapsed());
+        }
         let rows = rows
             .into_iter()
             .map(|b| conform(&self.mem.schema(), b))
@@ -184,13 +188,80 @@ impl ChunkTable {
     async fn fill(&self, batches: Vec<RecordBatch>) {
         let n = self.mem.batches.len();
         let mut parts = vec![Vec::new(); n];
-        for (i, b) in batches.into_iter().enumerate() {
+        for (i, b) in batches.iter().map(compact).enumerate() {
             parts[i % n].push(b);
         }
         for (slot, rows) in self.mem.batches.iter().zip(parts) {
             *slot.write().await = rows;
         }
     }
+}
+
+/// A batch whose string and binary views hold only their own bytes. A view array read
+/// from Parquet or cut from a larger batch keeps the whole buffers it points into, and
+/// every later concat or take of it (a join's build side, a sort) copies those buffers
+/// again: the labels plan over a chunk then grows with the square of the chunk.
+fn compact(batch: &RecordBatch) -> RecordBatch {
+    let columns = batch.columns().iter().map(compact_array).collect();
+    RecordBatch::try_new(batch.schema(), columns).unwrap_or_else(|_| batch.clone())
+}
+
+fn compact_array(a: &arrow::array::ArrayRef) -> arrow::array::ArrayRef {
+    use arrow::array::{ListArray, StructArray};
+    match a.data_type() {
+        DataType::Utf8View => Arc::new(a.as_string_view().gc()),
+        DataType::BinaryView => Arc::new(a.as_binary_view().gc()),
+        DataType::List(f) => {
+            let l = a.as_list::<i32>();
+            Arc::new(ListArray::new(
+                f.clone(),
+                l.offsets().clone(),
+                compact_array(l.values()),
+                l.nulls().cloned(),
+            ))
+        }
+        DataType::Struct(fields) => {
+            let s = a.as_struct();
+            Arc::new(StructArray::new(
+                fields.clone(),
+                s.columns().iter().map(compact_array).collect(),
+                s.nulls().cloned(),
+            ))
+        }
+        _ => a.clone(),
+    }
+}
+
+/// `GROUNDCHECK_PROFILE=1`: each table and view of a chunk says on stderr how long it
+/// took to fill, and the labels query prints its plan with every operator's metrics
+/// (benches/RESULTS.md reads these).
+fn profiling() -> bool {
+    std::env::var_os("GROUNDCHECK_PROFILE").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Runs the labels query over the filled chunk, each batch to `each`.
+async fn run_labels(
+    ctx: &SessionContext,
+    query: &datafusion::dataframe::DataFrame,
+    mut each: impl FnMut(RecordBatch) -> Result<()>,
+) -> Result<()> {
+    let start = std::time::Instant::now();
+    let plan = query.clone().create_physical_plan().await?;
+    let mut stream = datafusion::physical_plan::execute_stream(plan.clone(), ctx.task_ctx())?;
+    while let Some(b) = stream.next().await {
+        each(b?)?;
+    }
+    if profiling() {
+        eprintln!(
+            "profile: labels query in {:?}\n{}",
+            start.elapsed(),
+            datafusion::physical_plan::display::DisplayableExecutionPlan::with_metrics(
+                plan.as_ref()
+            )
+            .indent(true)
+        );
+    }
+    Ok(())
 }
 
 /// Labels every task of `query` (the labels view, ordered by `KEY`), `chunked`'s tables
@@ -225,10 +296,7 @@ pub(crate) async fn write_labels(
             t.load(ctx).await?;
         }
         done.oracle_calls += fill_views(ctx, views, opts).await?;
-        let mut stream = query.clone().execute_stream().await?;
-        while let Some(b) = stream.next().await {
-            out.write(&conform(&schema, b?)?)?;
-        }
+        run_labels(ctx, &query, |b| out.write(&conform(&schema, b)?)).await?;
     } else {
         let tmp = tempfile::Builder::new()
             .prefix(".groundcheck-chunks-")
@@ -251,12 +319,12 @@ pub(crate) async fn write_labels(
             done.oracle_calls += fill_views(ctx, views, opts).await?;
             let path = tmp.path().join(format!("labels-{k}.arrow"));
             let mut w = ipc_writer(&path, &schema)?;
-            let mut stream = query.clone().execute_stream().await?;
-            while let Some(b) = stream.next().await {
-                let b = conform(&schema, b?)?;
+            run_labels(ctx, &query, |b| {
+                let b = conform(&schema, b)?;
                 labeled += b.num_rows() as u64;
-                w.write(&b)?;
-            }
+                Ok(w.write(&b)?)
+            })
+            .await?;
             w.finish()?;
             sorted.push(path);
         }
@@ -500,5 +568,48 @@ mod tests {
         assert_eq!(b[1], 4);
         assert_eq!(b[0], b[3]);
         assert!(b.iter().all(|&k| k <= 4));
+    }
+
+    /// A slice of a view array read whole keeps every buffer of the whole; the compacted
+    /// copy holds its own bytes only, also inside lists and structs, and reads the same.
+    #[test]
+    fn compacting_keeps_the_rows_and_drops_the_buffers_of_the_rest() {
+        use arrow::array::{ListArray, StringViewArray, StructArray};
+        use arrow::datatypes::{Field, Fields, Schema};
+        let long: Vec<String> = (0..1000)
+            .map(|i| format!("a value long enough {i:06}"))
+            .collect();
+        let whole = StringViewArray::from_iter_values(long.iter());
+        let part: arrow::array::ArrayRef = Arc::new(whole.slice(10, 2));
+        let list = ListArray::new(
+            Arc::new(Field::new_list_field(DataType::Utf8View, true)),
+            arrow::buffer::OffsetBuffer::from_lengths([1, 1]),
+            part.clone(),
+            None,
+        );
+        let fields = Fields::from(vec![Field::new("s", DataType::Utf8View, true)]);
+        let strukt = StructArray::new(fields.clone(), vec![part.clone()], None);
+        let batch = RecordBatch::try_new(
+            Arc::new(Schema::new(vec![
+                Field::new("s", DataType::Utf8View, true),
+                Field::new("l", list.data_type().clone(), true),
+                Field::new("t", DataType::Struct(fields), true),
+            ])),
+            vec![part.clone(), Arc::new(list), Arc::new(strukt.slice(0, 2))],
+        )
+        .unwrap();
+        let small = compact(&batch);
+        let bytes = |a: &arrow::array::ArrayRef| -> usize {
+            a.as_string_view()
+                .data_buffers()
+                .iter()
+                .map(|b| b.len())
+                .sum()
+        };
+        assert!(bytes(&batch.columns()[0]) > 20_000);
+        assert!(bytes(&small.columns()[0]) < 100);
+        assert!(bytes(small.columns()[1].as_list::<i32>().values()) < 100);
+        assert!(bytes(small.columns()[2].as_struct().column(0)) < 100);
+        assert_eq!(small, batch);
     }
 }
