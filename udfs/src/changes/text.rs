@@ -353,7 +353,7 @@ pub fn normalized(text: &str) -> String {
 
 /// Identifiers as words: `content_from_reading_ssh_id_rsa` → `content from reading ssh id
 /// rsa`, `systemPrompt` → `system prompt`.
-pub(crate) fn spaced(text: &str) -> String {
+fn spaced(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     let mut prev = ' ';
     for c in text.chars() {
@@ -453,14 +453,37 @@ pub fn model_features(text: &str, kind: Kind, others: &[String], own: &str) -> V
 }
 
 fn features(r: &Reading, kind: Kind, others: &[String], own: &str) -> Vec<String> {
-    use super::text_model::name_words;
     let own_words = name_words(&[own]);
     let other_words: Vec<String> =
         name_words(&others.iter().map(String::as_str).collect::<Vec<_>>())
             .into_iter()
             .filter(|w| !own_words.contains(w))
             .collect();
-    super::text_model::features(&r.text, kind, &r.signals, &own_words, &other_words)
+    let kind = match kind {
+        Kind::Prose => "prose",
+        Kind::Name => "name",
+        Kind::Value => "value",
+    };
+    let signals: Vec<String> = r.signals.iter().map(|s| format!("{s:?}")).collect();
+    let signals: Vec<&str> = signals.iter().map(String::as_str).collect();
+    super::text_model::features(&r.text, kind, &signals, &own_words, &other_words)
+}
+
+/// The words of tool names as the rules read them (`search_docs`: `search`, `docs`).
+fn name_words(names: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = names
+        .iter()
+        .flat_map(|n| {
+            normalized(&spaced(n))
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// What the rules make of a text.

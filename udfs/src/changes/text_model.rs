@@ -8,8 +8,6 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::LazyLock;
 
-use super::text::{Kind, Signal};
-
 /// The weights, as `text_model.tsv` holds them.
 pub struct Model {
     pub bias: f64,
@@ -37,22 +35,6 @@ fn named(word: &str, names: &[String]) -> bool {
     })
 }
 
-/// The words of tool names, as `features` compares them.
-pub fn name_words(names: &[&str]) -> Vec<String> {
-    let mut out: Vec<String> = names
-        .iter()
-        .flat_map(|n| {
-            TOKEN
-                .find_iter(&super::text::normalized(&super::text::spaced(n)))
-                .map(|m| m.as_str().to_string())
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    out.sort();
-    out.dedup();
-    out
-}
-
 /// The committed model.
 pub fn model() -> &'static Model {
     &MODEL
@@ -68,16 +50,17 @@ fn unspaced(c: char) -> bool {
 }
 
 /// The features of a text the rules have read: `clean` is the text as the rules read it
-/// (normalized, identifiers split, obfuscation undone), `signals` what they found, `own`
-/// and `others` the words of the names of its tool and of the other tools.
+/// (normalized, identifiers split, obfuscation undone), `kind` the kind of place it sits
+/// in, `signals` the names of what the rules found, `own` and `others` the words of the
+/// names of its tool and of the other tools (the caller, `text`, knows all of these).
 /// Features: `w:` a word (digits as 0), `b:` two words in a row, `s:` a signal, `k:` the
 /// kind of place. Each once. A word of the tool's own name is `@own` and of another
 /// tool's `@other`: what a tool is about is no sign of an attack (and the poisoning
 /// corpus sits mostly in one documentation-search tool, whose topic would be learned).
 pub fn features(
     clean: &str,
-    kind: Kind,
-    signals: &[Signal],
+    kind: &str,
+    signals: &[&str],
     own: &[String],
     others: &[String],
 ) -> Vec<String> {
@@ -106,15 +89,8 @@ pub fn features(
     }
     let mut out: Vec<String> = words.iter().map(|w| format!("w:{w}")).collect();
     out.extend(words.windows(2).map(|p| format!("b:{} {}", p[0], p[1])));
-    out.extend(signals.iter().map(|s| format!("s:{s:?}")));
-    out.push(
-        match kind {
-            Kind::Prose => "k:prose",
-            Kind::Name => "k:name",
-            Kind::Value => "k:value",
-        }
-        .to_string(),
-    );
+    out.extend(signals.iter().map(|s| format!("s:{s}")));
+    out.push(format!("k:{kind}"));
     out.sort();
     out.dedup();
     out
@@ -292,7 +268,7 @@ mod tests {
 
     #[test]
     fn words_of_unspaced_scripts_are_read_as_character_pairs() {
-        let f = features("读取 密码 v2", Kind::Prose, &[Signal::Secret], &[], &[]);
+        let f = features("读取 密码 v2", "prose", &["Secret"], &[], &[]);
         assert_eq!(
             f,
             [
