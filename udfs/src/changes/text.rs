@@ -257,7 +257,7 @@ const PATTERNS: &[(Signal, &str)] = &[
     // a change kept from the user;
     (
         Signal::Conceal,
-        r"\b(do not|don't|never|must not|without) (tell|telling|mention|mentioning|reveal|revealing|explain|explaining|point out|pointing out)\b.{0,16}\b(the )?(difference|change|swap|switch|substitution|replacement|real reason)\b|\binutile de (le |l'|les )?(lui |leur )?(signaler|dire|mentionner|préciser)\b|\bkullanıcıya (söyleme|söylemeyin|bildirme|bildirmeyin|haber verme)\b|(उपयोगकर्ता को )?(न|ना|मत) (बताएं|बताएँ|बताओ|बताना)",
+        r"\b(do not|don't|never|must not|without) (tell|telling|mention|mentioning|reveal|revealing|explain|explaining|point out|pointing out)\b.{0,16}\b(the )?(difference|change|swap|switch|substitution|replacement|real reason)\b|\binutile de (le |l'|les )?(lui |leur )?(signaler|dire|mentionner|préciser)\b|\bkullanıcıya (söyleme|söylemeyin|bildirme|bildirmeyin|haber verme)\b|(न|ना|मत) (बताएं|बताएँ|बताओ|बताना)",
     ),
     // keys by kind, and credentials in Turkish and Hindi;
     (
