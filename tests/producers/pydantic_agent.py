@@ -88,7 +88,9 @@ async def main():
                  # Span ids are seeded per server process: unique across processes.
                  "GC_ID_SEED": f"{args.seed}-{conv['name']}"},
         )
-        toolset = MCPToolset(server)
+        # pydantic-ai gives the server 5 s to start and answer the handshake: a cold venv
+        # (Python compiling the server's imports) on a loaded CI machine took longer.
+        toolset = MCPToolset(server, init_timeout=60)
         agent = Agent(FunctionModel(scripted(conv), model_name=scenarios.MODEL), toolsets=[toolset])
         # The application's own root span, as a service handling one request would open;
         # the case tie rides on it when the scenario asks (the documented attribute).

@@ -287,15 +287,16 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
         // sixth (2026-12-06: pretexts, fake errors, persistence, payment redirection,
         // chaining, other languages) and the seventh (2026-12-06: carriers, placeholders,
         // homoglyphs, tag characters, five more languages) and the eighth (2026-12-06,
-        // written after the text model) likewise.
-        let mut batches = [(0, 0); 6];
+        // written after the text model) and the ninth (2026-12-06: pretexts, payee swaps,
+        // triggers, eleven languages) likewise.
+        let mut batches = [(0, 0); 7];
         for line in poison.lines() {
             let e: serde_json::Value = serde_json::from_str(line).unwrap();
             if e["split"] != sp {
                 continue;
             }
             n += 1;
-            for (b, prefix) in ["b3-", "b4-", "b5-", "b6-", "b7-", "b8-"]
+            for (b, prefix) in ["b3-", "b4-", "b5-", "b6-", "b7-", "b8-", "b9-"]
                 .iter()
                 .enumerate()
             {
@@ -322,7 +323,7 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             "{sp}: poisoning {n} texts: {flagged} flagged ({:.1} %), {blocked} blocked ({:.1} %); \
              benign {servers} servers, {} strings: {} blocked ({:.2} %), {} warned ({:.2} %); \
              third batch: {} of {} flagged; fourth batch: {} of {} flagged; fifth batch: {} of {} flagged; sixth batch: {} of {} flagged; \
-             seventh batch: {} of {} flagged; eighth batch: {} of {} flagged\n",
+             seventh batch: {} of {} flagged; eighth batch: {} of {} flagged; ninth batch: {} of {} flagged\n",
             pct(flagged, n),
             pct(blocked, n),
             b.units,
@@ -342,6 +343,8 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             batches[4].0,
             batches[5].1,
             batches[5].0,
+            batches[6].1,
+            batches[6].0,
         ));
         if sp == "tune" {
             // What tuning looks at; the held-out lines are only counted.
@@ -372,10 +375,16 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             // blocked 77.6 %) before tuning on its tune half (its held-out half: 12 of
             // 16, 7 blocked); after (classes widened, the model retrained): 149 of 161
             // (92.5 %), blocked 129 (80.1 %; its held-out half 12 of 16, 11 blocked).
+            // The ninth batch (32 texts, 15 held out): 159 of 176 (90.3 %, blocked 136,
+            // 77.3 %) before tuning on its tune half (its held-out half: 10 of 15, 7
+            // blocked); after (payment destinations read by their formats' rules,
+            // concealment in Chinese, Dutch, Arabic and Italian, messages counted in
+            // words, a value that says to move a credential; the model retrained): 159
+            // of 176 (90.3 %), blocked 139 (79.0 %; its held-out half still 10 of 15).
             // Held at what was measured so it cannot slip unnoticed (it falls with each
             // new batch: new held-out wording, not a regression).
-            assert!(pct(flagged, n) >= 92.5, "{report}");
-            assert!(pct(blocked, n) >= 80.0, "{report}");
+            assert!(pct(flagged, n) >= 90.3, "{report}");
+            assert!(pct(blocked, n) >= 78.9, "{report}");
             assert!(pct(b.blocked.len(), b.units) <= 1.0, "{report}");
             assert!(pct(b.warned.len(), b.units) <= 5.0, "{report}");
         }
