@@ -1153,12 +1153,20 @@ mod tests {
         assert!(iban_checksum("NL91ABNA0417164300"));
         assert!(iban_checksum("GB82WEST12345698765432"));
         assert!(!iban_checksum("NL91ABNA0417164301"));
-        assert!(payment_destination("pay to GB82 WEST 1234 5698 7654 32 from now on"));
+        assert!(payment_destination(
+            "pay to GB82 WEST 1234 5698 7654 32 from now on"
+        ));
         assert!(!payment_destination("pay to NL91ABNA0417164301"));
-        assert!(payment_destination("send it to 0x3f5CE5FBFe3E9af3971dD833D26bA9b5C936f0bE"));
+        assert!(payment_destination(
+            "send it to 0x3f5CE5FBFe3E9af3971dD833D26bA9b5C936f0bE"
+        ));
         // A format shown as an example, and ids that only look the part, are not.
-        assert!(!payment_destination("The IBAN, e.g. DE89370400440532013000."));
-        assert!(!payment_destination("Account IBAN (for example GB82 WEST 1234 5698 7654 32)"));
+        assert!(!payment_destination(
+            "The IBAN, e.g. DE89370400440532013000."
+        ));
+        assert!(!payment_destination(
+            "Account IBAN (for example GB82 WEST 1234 5698 7654 32)"
+        ));
         assert!(!payment_destination("Run id ab12cdefghijklmn, sha 0x1234"));
         // A fixed payee in a description, ordered, blocks; the example does not.
         assert_eq!(
