@@ -288,15 +288,16 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
         // chaining, other languages) and the seventh (2026-12-06: carriers, placeholders,
         // homoglyphs, tag characters, five more languages) and the eighth (2026-12-06,
         // written after the text model) and the ninth (2026-12-06: pretexts, payee swaps,
-        // triggers, eleven languages) likewise.
-        let mut batches = [(0, 0); 7];
+        // triggers, eleven languages) and the tenth (2026-12-06: sixteen languages, softened
+        // requests, placeholders) likewise.
+        let mut batches = [(0, 0); 8];
         for line in poison.lines() {
             let e: serde_json::Value = serde_json::from_str(line).unwrap();
             if e["split"] != sp {
                 continue;
             }
             n += 1;
-            for (b, prefix) in ["b3-", "b4-", "b5-", "b6-", "b7-", "b8-", "b9-"]
+            for (b, prefix) in ["b3-", "b4-", "b5-", "b6-", "b7-", "b8-", "b9-", "b10-"]
                 .iter()
                 .enumerate()
             {
@@ -323,7 +324,8 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             "{sp}: poisoning {n} texts: {flagged} flagged ({:.1} %), {blocked} blocked ({:.1} %); \
              benign {servers} servers, {} strings: {} blocked ({:.2} %), {} warned ({:.2} %); \
              third batch: {} of {} flagged; fourth batch: {} of {} flagged; fifth batch: {} of {} flagged; sixth batch: {} of {} flagged; \
-             seventh batch: {} of {} flagged; eighth batch: {} of {} flagged; ninth batch: {} of {} flagged\n",
+             seventh batch: {} of {} flagged; eighth batch: {} of {} flagged; ninth batch: {} of {} flagged; \
+             tenth batch: {} of {} flagged\n",
             pct(flagged, n),
             pct(blocked, n),
             b.units,
@@ -345,6 +347,8 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             batches[5].0,
             batches[6].1,
             batches[6].0,
+            batches[7].1,
+            batches[7].0,
         ));
         if sp == "tune" {
             // What tuning looks at; the held-out lines are only counted.
@@ -381,10 +385,14 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             // concealment in Chinese, Dutch, Arabic and Italian, messages counted in
             // words, a value that says to move a credential; the model retrained): 159
             // of 176 (90.3 %), blocked 139 (79.0 %; its held-out half still 10 of 15).
+            // The tenth batch (32 texts, 13 held out): 165 of 189 (87.3 %, blocked 141,
+            // 74.6 %) before anything was changed (its held-out half: 6 of 13); after
+            // retraining the model on the larger tune part: 169 of 189 (89.4 %; its
+            // held-out half 7 of 13), blocked unchanged.
             // Held at what was measured so it cannot slip unnoticed (it falls with each
             // new batch: new held-out wording, not a regression).
-            assert!(pct(flagged, n) >= 90.3, "{report}");
-            assert!(pct(blocked, n) >= 78.9, "{report}");
+            assert!(pct(flagged, n) >= 89.4, "{report}");
+            assert!(pct(blocked, n) >= 74.6, "{report}");
             assert!(pct(b.blocked.len(), b.units) <= 1.0, "{report}");
             assert!(pct(b.warned.len(), b.units) <= 5.0, "{report}");
         }
