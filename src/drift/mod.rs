@@ -185,10 +185,17 @@ pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
         .flat_map(|o| o.tools.iter().map(|t| t.name.clone()))
         .collect();
     let across = across_servers(&old, &new, &others);
+    let language = changes::language::switches(
+        &old.tools,
+        old.surface.as_ref(),
+        &new.tools,
+        new.surface.as_ref(),
+    );
     for c in changes::diff_in(&old.tools, &new.tools, &elsewhere)
         .into_iter()
         .chain(surface)
         .chain(across)
+        .chain(language)
     {
         match settle(c, opts) {
             Some(c) => changes.push(c),

@@ -30,6 +30,12 @@ fn all_changes(server: &str, old: &str, new: &str) -> Vec<changes::Change> {
         changes::surface::Surface::from_json(&b).unwrap(),
     );
     out.extend(changes::surface::diff(&sa, &sb));
+    out.extend(changes::language::switches(
+        &tools_from_json(&a).unwrap(),
+        Some(&sa),
+        &tools_from_json(&b).unwrap(),
+        Some(&sb),
+    ));
     out
 }
 
@@ -154,10 +160,19 @@ fn review_changes(a: Option<&serde_json::Value>, b: &serde_json::Value) -> Vec<c
     let a = a.unwrap_or(&empty);
     let mut out = changes::diff(&tools_from_json(a).unwrap(), &tools_from_json(b).unwrap());
     let sa = changes::surface::Surface::from_json(a).unwrap_or_default();
-    if let Some(sb) = changes::surface::Surface::from_json(b) {
-        out.extend(changes::surface::diff(&sa, &sb));
+    let sb = changes::surface::Surface::from_json(b);
+    if let Some(sb) = &sb {
+        out.extend(changes::surface::diff(&sa, sb));
     }
-    out.retain(|c| c.rule == "text-suspicious" || c.rule == "text-instruction");
+    out.extend(changes::language::switches(
+        &tools_from_json(a).unwrap(),
+        Some(&sa),
+        &tools_from_json(b).unwrap(),
+        sb.as_ref(),
+    ));
+    out.retain(|c| {
+        c.rule == "text-suspicious" || c.rule == "text-instruction" || c.rule == "text-language"
+    });
     out
 }
 
@@ -388,10 +403,12 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             // The tenth batch (32 texts, 13 held out): 165 of 189 (87.3 %, blocked 141,
             // 74.6 %) before anything was changed (its held-out half: 6 of 13); after
             // retraining the model on the larger tune part: 169 of 189 (89.4 %; its
-            // held-out half 7 of 13), blocked unchanged.
+            // held-out half 7 of 13), blocked unchanged. With `text-language` (a sentence
+            // in a language the server does not use warns): 175 of 189 (92.6 %; its
+            // held-out half 11 of 13), benign warned unchanged.
             // Held at what was measured so it cannot slip unnoticed (it falls with each
             // new batch: new held-out wording, not a regression).
-            assert!(pct(flagged, n) >= 89.4, "{report}");
+            assert!(pct(flagged, n) >= 92.5, "{report}");
             assert!(pct(blocked, n) >= 74.6, "{report}");
             assert!(pct(b.blocked.len(), b.units) <= 1.0, "{report}");
             assert!(pct(b.warned.len(), b.units) <= 5.0, "{report}");

@@ -5,6 +5,7 @@
 
 pub mod canonical;
 pub mod ids;
+pub mod language;
 pub mod rules;
 pub mod schema;
 pub mod semver;

@@ -393,6 +393,12 @@ const TEXT: &[(&str, Severity, Action, &str)] = &[
         Action::Warn,
         "Model-visible text gained one weak sign of an instruction to the model (a note to the assistant, something kept from the user, a rule over another tool, a shell command, a credential's place, invisible characters), or no rule's sign but wording the text model scores like known poisoning: for review.",
     ),
+    (
+        "text-language",
+        Review,
+        Action::Warn,
+        "Model-visible text gained a sentence in a language or script the server's other text does not use: wording the text review's vocabulary may not read, and a known way to slip an instruction past review. For review, whatever the sentence says.",
+    ),
 ];
 
 /// Schema rules, once per direction: (suffix, input severity, output severity, text).

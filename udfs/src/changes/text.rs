@@ -833,7 +833,7 @@ static SHADOW_RULE: LazyLock<regex::Regex> = LazyLock::new(|| {
     .expect("the shadow pattern")
 });
 
-fn split_sentences(text: &str) -> Vec<&str> {
+pub(crate) fn split_sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     let b = text.as_bytes();
