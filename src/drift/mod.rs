@@ -169,12 +169,6 @@ pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
     }
     let mut changes = Vec::new();
     let mut ignored = 0;
-    // Prompts, resources, templates, instructions and capabilities, where both sides
-    // carry them (a live server or a capture; stored rows hold tools only).
-    let surface = match (&old.surface, &new.surface) {
-        (Some(a), Some(b)) => changes::surface::diff(a, b),
-        _ => Vec::new(),
-    };
     let others: Vec<&Snapshot> = opts
         .others
         .iter()
@@ -184,6 +178,12 @@ pub fn judge(old: Snapshot, new: Snapshot, opts: &Options) -> Result<Drift> {
         .iter()
         .flat_map(|o| o.tools.iter().map(|t| t.name.clone()))
         .collect();
+    // Prompts, resources, templates, instructions and capabilities, where both sides
+    // carry them (a live server or a capture; stored rows hold tools only).
+    let surface = match (&old.surface, &new.surface) {
+        (Some(a), Some(b)) => changes::surface::diff(a, b, &elsewhere),
+        _ => Vec::new(),
+    };
     let across = across_servers(&old, &new, &others);
     let language = changes::language::switches(
         &old.tools,

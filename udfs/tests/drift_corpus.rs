@@ -24,18 +24,14 @@ fn capture(server: &str, version: &str) -> serde_json::Value {
 /// capabilities) as `groundcheck drift` compares two captures.
 fn all_changes(server: &str, old: &str, new: &str) -> Vec<changes::Change> {
     let (a, b) = (capture(server, old), capture(server, new));
-    let mut out = changes::diff(&tools_from_json(&a).unwrap(), &tools_from_json(&b).unwrap());
+    let (ta, tb) = (tools_from_json(&a).unwrap(), tools_from_json(&b).unwrap());
+    let mut out = changes::diff(&ta, &tb);
     let (sa, sb) = (
         changes::surface::Surface::from_json(&a).unwrap(),
         changes::surface::Surface::from_json(&b).unwrap(),
     );
-    out.extend(changes::surface::diff(&sa, &sb));
-    out.extend(changes::language::switches(
-        &tools_from_json(&a).unwrap(),
-        Some(&sa),
-        &tools_from_json(&b).unwrap(),
-        Some(&sb),
-    ));
+    out.extend(changes::surface::diff(&sa, &sb, &[]));
+    out.extend(changes::language::switches(&ta, Some(&sa), &tb, Some(&sb)));
     out
 }
 
@@ -158,16 +154,17 @@ fn strings(capture: &serde_json::Value) -> std::collections::BTreeSet<(String, S
 fn review_changes(a: Option<&serde_json::Value>, b: &serde_json::Value) -> Vec<changes::Change> {
     let empty = serde_json::json!({"tools": []});
     let a = a.unwrap_or(&empty);
-    let mut out = changes::diff(&tools_from_json(a).unwrap(), &tools_from_json(b).unwrap());
+    let (ta, tb) = (tools_from_json(a).unwrap(), tools_from_json(b).unwrap());
+    let mut out = changes::diff(&ta, &tb);
     let sa = changes::surface::Surface::from_json(a).unwrap_or_default();
     let sb = changes::surface::Surface::from_json(b);
     if let Some(sb) = &sb {
-        out.extend(changes::surface::diff(&sa, sb));
+        out.extend(changes::surface::diff(&sa, sb, &[]));
     }
     out.extend(changes::language::switches(
-        &tools_from_json(a).unwrap(),
+        &ta,
         Some(&sa),
-        &tools_from_json(b).unwrap(),
+        &tb,
         sb.as_ref(),
     ));
     out.retain(|c| {

@@ -294,8 +294,8 @@ fn drift_rounds() {
                     let _ = (t.schema_hash(), t.text_hash());
                 }
             }
-            let _ =
-                changes::surface::Surface::from_json(&v).map(|s| changes::surface::diff(&s, &s));
+            let _ = changes::surface::Surface::from_json(&v)
+                .map(|s| changes::surface::diff(&s, &s, &[]));
         }));
         assert!(
             r.is_ok(),

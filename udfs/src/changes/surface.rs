@@ -86,9 +86,9 @@ fn arguments(p: &Value) -> BTreeMap<String, (bool, Option<String>)> {
 
 /// The review of a new prompt's, resource's or template's wording: title, description
 /// and each argument's description.
-fn new_text(id: &str, what: &str, v: &Value, out: &mut Vec<Change>) {
+fn new_text(id: &str, what: &str, v: &Value, tools: &[String], out: &mut Vec<Change>) {
     for k in ["title", "description"] {
-        text::suspicious(id, &format!("/{k}"), what, None, s(v, k), &[], out);
+        text::suspicious(id, &format!("/{k}"), what, None, s(v, k), tools, out);
     }
     for (arg, (_, d)) in arguments(v) {
         let label = format!("{what} argument '{arg}'");
@@ -98,7 +98,7 @@ fn new_text(id: &str, what: &str, v: &Value, out: &mut Vec<Change>) {
             &label,
             None,
             d.as_deref(),
-            &[],
+            tools,
             out,
         );
     }
@@ -137,12 +137,16 @@ fn string(x: &str) -> Value {
     Value::String(x.to_string())
 }
 
-/// Every change from `old` to `new`, ordered by what changed, path and rule.
-pub fn diff(old: &Surface, new: &Surface) -> Vec<Change> {
+/// Every change from `old` to `new`, ordered by what changed, path and rule. `tools`: the
+/// tools of the project's other servers, "another tool" to the text review of prompts,
+/// resources and instructions (this server's own tools are what its instructions are
+/// about: "use firecrawl_map to list a site's URLs" is guidance, not a call ordered
+/// elsewhere).
+pub fn diff(old: &Surface, new: &Surface, tools: &[String]) -> Vec<Change> {
     let mut out = Vec::new();
-    prompts(old, new, &mut out);
-    templates(old, new, &mut out);
-    resources(old, new, &mut out);
+    prompts(old, new, tools, &mut out);
+    templates(old, new, tools, &mut out);
+    resources(old, new, tools, &mut out);
     if old.instructions != new.instructions {
         let (a, b) = (old.instructions.as_deref(), new.instructions.as_deref());
         let reformatted =
@@ -156,7 +160,7 @@ pub fn diff(old: &Surface, new: &Surface) -> Vec<Change> {
                 a.map(string).as_ref(),
                 b.map(string).as_ref(),
             ));
-            text::suspicious("server", "/instructions", "server", a, b, &[], &mut out);
+            text::suspicious("server", "/instructions", "server", a, b, tools, &mut out);
         }
     }
     capabilities(old, new, &mut out);
@@ -164,7 +168,7 @@ pub fn diff(old: &Surface, new: &Surface) -> Vec<Change> {
     out
 }
 
-fn prompts(old: &Surface, new: &Surface, out: &mut Vec<Change>) {
+fn prompts(old: &Surface, new: &Surface, tools: &[String], out: &mut Vec<Change>) {
     let (o, n) = (by(&old.prompts, "name"), by(&new.prompts, "name"));
     let removed: Vec<String> = o.keys().filter(|k| !n.contains_key(*k)).cloned().collect();
     let added: Vec<String> = n.keys().filter(|k| !o.contains_key(*k)).cloned().collect();
@@ -181,7 +185,7 @@ fn prompts(old: &Surface, new: &Surface, out: &mut Vec<Change>) {
             Some(&string(r)),
             Some(&string(a)),
         ));
-        prompt(a, &o[r], &n[a], out);
+        prompt(a, &o[r], &n[a], tools, out);
     }
     for r in removed
         .iter()
@@ -208,20 +212,26 @@ fn prompts(old: &Surface, new: &Surface, out: &mut Vec<Change>) {
             None,
             Some(&string(a)),
         ));
-        new_text(&format!("prompt:{a}"), &format!("prompt '{a}'"), &n[a], out);
+        new_text(
+            &format!("prompt:{a}"),
+            &format!("prompt '{a}'"),
+            &n[a],
+            tools,
+            out,
+        );
     }
     for (name, ov) in &o {
         if let Some(nv) = n.get(name) {
-            prompt(name, ov, nv, out);
+            prompt(name, ov, nv, tools, out);
         }
     }
 }
 
-fn prompt(name: &str, o: &Value, n: &Value, out: &mut Vec<Change>) {
+fn prompt(name: &str, o: &Value, n: &Value, tools: &[String], out: &mut Vec<Change>) {
     let id = format!("prompt:{name}");
     let what = format!("prompt '{name}'");
     for k in ["title", "description"] {
-        text::text_change(&id, &format!("/{k}"), &what, s(o, k), s(n, k), &[], out);
+        text::text_change(&id, &format!("/{k}"), &what, s(o, k), s(n, k), tools, out);
     }
     let (oa, na) = (arguments(o), arguments(n));
     let names: BTreeSet<&String> = oa.keys().chain(na.keys()).collect();
@@ -251,7 +261,7 @@ fn prompt(name: &str, o: &Value, n: &Value, out: &mut Vec<Change>) {
                     &label,
                     None,
                     d.as_deref(),
-                    &[],
+                    tools,
                     out,
                 );
             }
@@ -285,7 +295,7 @@ fn prompt(name: &str, o: &Value, n: &Value, out: &mut Vec<Change>) {
                     &label,
                     od.as_deref(),
                     nd.as_deref(),
-                    &[],
+                    tools,
                     out,
                 );
             }
@@ -294,7 +304,7 @@ fn prompt(name: &str, o: &Value, n: &Value, out: &mut Vec<Change>) {
     }
 }
 
-fn templates(old: &Surface, new: &Surface, out: &mut Vec<Change>) {
+fn templates(old: &Surface, new: &Surface, tools: &[String], out: &mut Vec<Change>) {
     let (o, n) = (by(&old.templates, "name"), by(&new.templates, "name"));
     for (name, ov) in &o {
         let id = format!("template:{name}");
@@ -335,7 +345,7 @@ fn templates(old: &Surface, new: &Surface, out: &mut Vec<Change>) {
         }
         let what = format!("resource template '{name}'");
         for k in ["title", "description"] {
-            text::text_change(&id, &format!("/{k}"), &what, s(ov, k), s(nv, k), &[], out);
+            text::text_change(&id, &format!("/{k}"), &what, s(ov, k), s(nv, k), tools, out);
         }
     }
     for (name, nv) in n.iter().filter(|(k, _)| !o.contains_key(*k)) {
@@ -351,12 +361,13 @@ fn templates(old: &Surface, new: &Surface, out: &mut Vec<Change>) {
             &format!("template:{name}"),
             &format!("resource template '{name}'"),
             nv,
+            tools,
             out,
         );
     }
 }
 
-fn resources(old: &Surface, new: &Surface, out: &mut Vec<Change>) {
+fn resources(old: &Surface, new: &Surface, tools: &[String], out: &mut Vec<Change>) {
     let (o, n) = (by(&old.resources, "uri"), by(&new.resources, "uri"));
     for (uri, ov) in &o {
         let id = format!("resource:{uri}");
@@ -382,7 +393,7 @@ fn resources(old: &Surface, new: &Surface, out: &mut Vec<Change>) {
                 }
                 let what = format!("resource {uri}");
                 for k in ["title", "description"] {
-                    text::text_change(&id, &format!("/{k}"), &what, s(ov, k), s(nv, k), &[], out);
+                    text::text_change(&id, &format!("/{k}"), &what, s(ov, k), s(nv, k), tools, out);
                 }
             }
         }
@@ -397,7 +408,7 @@ fn resources(old: &Surface, new: &Surface, out: &mut Vec<Change>) {
             None,
             Some(&string(uri)),
         ));
-        new_text(&id, &format!("resource {uri}"), nv, out);
+        new_text(&id, &format!("resource {uri}"), nv, tools, out);
     }
 }
 
