@@ -83,10 +83,15 @@ SERVERS = {
     "arxiv": ("pypi", "arxiv-mcp-server", ["--storage-path", "{tmp}"], {}, ["0.2.0", "0.3.0", "0.4.0", "0.6.0", "0.8.2"]),
     "motherduck": ("pypi", "mcp-server-motherduck", ["--db-path", ":memory:"], {}, ["0.3", "0.5.1", "0.7.0", "1.0.0", "1.1.0"]),
     "aws-pricing": ("pypi", "awslabs.aws-pricing-mcp-server", [], {}, ["1.0.1", "1.0.15", "1.0.30", "1.1.1"]),
+    # Servers written in Chinese (2026-12-06): how the review, and text-language above all,
+    # reads a server whose own language is not English. Held out.
+    "howtocook": ("npm", "howtocook-mcp", [], {}, ["0.2.1", "0.2.2"]),
+    "amap": ("npm", "@amap/amap-maps-mcp-server", [], {"AMAP_MAPS_API_KEY": "dummy"}, ["0.0.8"]),
+    "baidu-map": ("npm", "@baidumap/mcp-server-baidu-map", [], {"BAIDU_MAP_API_KEY": "dummy"}, ["1.0.5"]),
 }
 # The split lives in the corpus (split.tsv) so the Rust tests read the same one.
 HELD_OUT = ["tavily", "exa", "notion", "chrome-devtools", "desktop-commander", "azure", "arxiv", "motherduck",
-            "aws-pricing"]
+            "aws-pricing", "howtocook", "amap", "baidu-map"]
 
 
 def published(registry, package, version):

@@ -408,6 +408,8 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             // name that says to paste something in; the model retrained): tune blocked
             // 195 -> 200 of 211; held out 174 of 189 (92.1 %; the retrained model lost
             // one of the tenth batch's held-out half, 10 of 13), blocked 142 (75.1 %).
+            // Three servers written in Chinese added to the held-out benign part,
+            // untouched: 3,459 strings, 14 blocked (0.40 %), 39 warned (1.13 %).
             // Held at what was measured so it cannot slip unnoticed (it falls with each
             // new batch: new held-out wording, not a regression).
             assert!(pct(flagged, n) >= 92.0, "{report}");
