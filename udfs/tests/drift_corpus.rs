@@ -168,7 +168,9 @@ fn review_changes(a: Option<&serde_json::Value>, b: &serde_json::Value) -> Vec<c
         sb.as_ref(),
     ));
     out.retain(|c| {
-        c.rule == "text-suspicious" || c.rule == "text-instruction" || c.rule == "text-language"
+        c.rule.starts_with("text-language")
+            || c.rule == "text-suspicious"
+            || c.rule == "text-instruction"
     });
     out
 }
@@ -409,11 +411,14 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             // 195 -> 200 of 211; held out 174 of 189 (92.1 %; the retrained model lost
             // one of the tenth batch's held-out half, 10 of 13), blocked 142 (75.1 %).
             // Three servers written in Chinese added to the held-out benign part,
-            // untouched: 3,459 strings, 14 blocked (0.40 %), 39 warned (1.13 %).
+            // untouched: 3,459 strings, 14 blocked (0.40 %), 39 warned (1.13 %). With
+            // `text-language-suspicious` (foreign wording that carries an address, a
+            // credential's place, hidden text or another tool's name): blocked 146 of 189
+            // (77.2 %), benign unchanged.
             // Held at what was measured so it cannot slip unnoticed (it falls with each
             // new batch: new held-out wording, not a regression).
             assert!(pct(flagged, n) >= 92.0, "{report}");
-            assert!(pct(blocked, n) >= 75.1, "{report}");
+            assert!(pct(blocked, n) >= 77.2, "{report}");
             assert!(pct(b.blocked.len(), b.units) <= 1.0, "{report}");
             assert!(pct(b.warned.len(), b.units) <= 5.0, "{report}");
         }

@@ -488,6 +488,7 @@ fn every_rule_has_a_case() {
             "text-names-other-server-tool",
             // Judged across the whole server: udfs/src/changes/language.rs's tests.
             "text-language",
+            "text-language-suspicious",
         ]
         .map(str::to_string),
     );

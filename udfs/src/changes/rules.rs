@@ -399,6 +399,12 @@ const TEXT: &[(&str, Severity, Action, &str)] = &[
         Action::Warn,
         "Model-visible text gained a sentence in a language or script the server's other text does not use: wording the text review's vocabulary may not read, and a known way to slip an instruction past review. For review, whatever the sentence says.",
     ),
+    (
+        "text-language-suspicious",
+        Review,
+        Action::Block,
+        "Model-visible text gained a sentence in a language or script the server's other text does not use, and it carries what an instruction would send or take, read the same in any language: an outside address (URL, e-mail, phone or account number), a place that holds credentials, hidden characters, or another tool's name: possible injection past the review's vocabulary.",
+    ),
 ];
 
 /// Schema rules, once per direction: (suffix, input severity, output severity, text).
