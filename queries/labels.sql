@@ -41,8 +41,8 @@
 --   tasks: the task's traces, the span of its answer and of each tool call, for imported
 --   and collected traces; `annotate` sends the verdicts there.
 -- grain: (run_id, server, case_id)
--- inputs: tasks, task_grounding, task_definition_match, task_freshness, call_policy, task_cost,
---   trace_clarifications, failure_evidence, task_tool_calls, reviews, policies,
+-- inputs: tasks, task_grounding, task_definition_match, task_freshness, task_policy, task_cost,
+--   task_clarifications, task_failures, task_tool_calls, reviews, policies,
 --   external_policy, glossary
 -- nulls: correct is NULL when the answer cannot be read (or there is none); grounded is
 --   NULL when the grounding cannot be decided; a task whose case_id is not in cases (no
@@ -53,22 +53,6 @@
 WITH decided AS (
   SELECT r.*, row_number() OVER (PARTITION BY run_id, server, case_id ORDER BY decided_at DESC NULLS LAST) AS n
   FROM reviews r
-),
-pol AS (
-  SELECT run_id, server, case_id,
-    count(*) AS calls,
-    count(*) FILTER (WHERE violated) AS policy_violations,
-    bool_or(NOT checked) AS no_policy,
-    flatten(array_agg(coalesce(unsure, CAST([] AS VARCHAR[])))) AS policy_unsure
-  FROM call_policy GROUP BY run_id, server, case_id
-),
-fe AS (
-  SELECT run_id, server, case_id,
-    array_sort(array_distinct(array_agg(class) FILTER (WHERE rule <> 'hedging'))) AS symptom_classes,
-    bool_or(rule = 'hedging') AS hedged,
-    array_sort(array_agg(class || '/' || rule || ': ' || evidence)) AS evidence,
-    array_sort(array_distinct(array_agg(class || '/' || rule))) AS rules
-  FROM failure_evidence GROUP BY run_id, server, case_id
 ),
 project AS (
   SELECT (SELECT count(*) FROM policies) + (SELECT count(*) FROM external_policy) > 0 AS has_policies,
@@ -103,12 +87,10 @@ base AS (
   JOIN task_grounding g ON g.run_id = t.run_id AND g.server = t.server AND g.case_id = t.case_id
   JOIN task_definition_match d ON d.run_id = t.run_id AND d.server = t.server AND d.case_id = t.case_id
   JOIN task_freshness f ON f.run_id = t.run_id AND f.server = t.server AND f.case_id = t.case_id
-  LEFT JOIN pol p ON p.run_id = t.run_id AND p.server = t.server AND p.case_id = t.case_id
+  LEFT JOIN task_policy p ON p.run_id = t.run_id AND p.server = t.server AND p.case_id = t.case_id
   LEFT JOIN task_cost c ON c.run_id = t.run_id AND c.server = t.server AND c.case_id = t.case_id
-  LEFT JOIN (SELECT run_id, server, case_id, sum(clarification_turns) AS clarification_turns
-    FROM trace_clarifications WHERE case_id IS NOT NULL GROUP BY run_id, server, case_id) q
-    ON q.run_id = t.run_id AND q.server = t.server AND q.case_id = t.case_id
-  LEFT JOIN fe ON fe.run_id = t.run_id AND fe.server = t.server AND fe.case_id = t.case_id
+  LEFT JOIN task_clarifications q ON q.run_id = t.run_id AND q.server = t.server AND q.case_id = t.case_id
+  LEFT JOIN task_failures fe ON fe.run_id = t.run_id AND fe.server = t.server AND fe.case_id = t.case_id
   LEFT JOIN task_tool_calls tc ON tc.run_id = t.run_id AND tc.server = t.server AND tc.case_id = t.case_id
 ),
 grounding AS (

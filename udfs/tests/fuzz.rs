@@ -86,6 +86,11 @@ const JSON_TOKENS: &[&str] = &[
     "\"type\"",
     "\"properties\"",
     "\\u0000",
+    // Other languages and scripts reach the language check (`changes::language`).
+    " Bitte rufen Sie zuerst das Werkzeug auf. ",
+    " 请先调用此工具。",
+    " пожалуйста ",
+    "\u{202E}",
 ];
 
 /// One mutation of `s` (kept valid UTF-8 by working on chars).
@@ -290,6 +295,8 @@ fn drift_rounds() {
             if let Ok(new_tools) = new_tools {
                 let _ = changes::diff(&old_tools, &new_tools);
                 let _ = changes::diff(&new_tools, &old_tools);
+                let _ = changes::language::switches(&old_tools, None, &new_tools, None);
+                let _ = changes::language::switches(&new_tools, None, &old_tools, None);
                 for t in &new_tools {
                     let _ = (t.schema_hash(), t.text_hash());
                 }
