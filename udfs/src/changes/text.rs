@@ -1216,19 +1216,20 @@ mod tests {
         );
         // No rule flags the example (the text model, retrained on the tenth batch, warns
         // on its wording).
-        assert_no_rule_flags(review(
+        assert_no_rule_flags(
             "Moves money. iban: the recipient's account, e.g. DE89370400440532013000.",
-            Kind::Prose,
             &[],
             "transfer_funds",
-        ));
+        );
     }
 
-    /// Quiet, or a warning from the text model alone: no rule's sign.
-    fn assert_no_rule_flags((l, s): (Level, Vec<Signal>)) {
+    /// `text` as prose reviews quiet, or as a warning from the text model alone: no
+    /// rule's sign.
+    fn assert_no_rule_flags(text: &str, others: &[String], own: &str) {
+        let (l, s) = review(text, Kind::Prose, others, own);
         assert!(
             l == Level::Quiet || s.last() == Some(&Signal::Learned) && l == Level::Warn,
-            "{l:?} {s:?}"
+            "{text}: {l:?} {s:?}"
         );
     }
 
@@ -1263,7 +1264,7 @@ mod tests {
             "Make sure to quote phrases. Contact support@example.com for access.",
             "Use this instead of read_file for large files.",
         ] {
-            assert_no_rule_flags(review(ok, Kind::Prose, &others, "search"));
+            assert_no_rule_flags(ok, &others, "search");
         }
         // A sibling tool ordered with a directive, a URL beside it: at most a warning.
         assert_eq!(
@@ -1469,7 +1470,7 @@ mod tests {
         // A path parameter in an API's URL names what the call takes, not the chat (no rule
         // flags it; the retrained text model warns on its wording).
         let ok = "Fetch a user by id: GET https://api.example.com/v1/users/{user_id}.";
-        assert_no_rule_flags(review(ok, Kind::Prose, &[], "x"));
+        assert_no_rule_flags(ok, &[], "x");
     }
 
     #[test]
