@@ -283,48 +283,37 @@ fn poisoned(e: &serde_json::Value) -> Option<Action> {
 /// and texts written for this corpus, in every place a model reads
 /// (tests/fixtures/drift-text/poisoning.jsonl, split by a hash of each id); benign: every
 /// string of the published servers' captured versions (split by server, split.tsv).
-/// Tuned on `tune` only; on `held-out`: at least 80 % of poisoning blocked, at most 1 % of
-/// benign strings blocked and 5 % warned (the issue's targets), and at least 91.7 %
-/// flagged (measured; the target of 95 % is not met).
+/// The batches written after the first corpus, counted apart: how far the rules carry to
+/// wording written after them (each batch's header in poisoning.jsonl says what it holds).
+const BATCHES: [&str; 10] = [
+    "b3-", "b4-", "b5-", "b6-", "b7-", "b8-", "b9-", "b10-", "b11-", "b12-",
+];
+
+/// Tuned on `tune` only; on `held-out`: at most 1 % of benign strings blocked and 5 %
+/// warned (the issue's targets), and at least 92.8 % of poisoning flagged and 76.6 %
+/// blocked (measured; the issue's 95 % and 80 % are not met).
 #[test]
 fn text_review_rates_on_held_out_poisoning_and_real_wording() {
     let poison = std::fs::read_to_string(corpus().join("../drift-text/poisoning.jsonl")).unwrap();
     let mut report = String::new();
     for sp in ["tune", "held-out"] {
         let (mut n, mut flagged, mut blocked, mut missed) = (0, 0, 0, Vec::new());
-        // The third and fourth batches (written 2026-12-04: other languages, indirect and
-        // passive phrasing, obfuscation; markdown and HTML hiding, links and images,
-        // role play, triggers, schema places), counted apart: how far rules carry to new
-        // wording.
-        // The fifth (written 2026-12-05: obfuscated words, markdown images, links and
-        // comments, role play, triggers, soft and passive wording, every place) and the
-        // sixth (2026-12-06: pretexts, fake errors, persistence, payment redirection,
-        // chaining, other languages) and the seventh (2026-12-06: carriers, placeholders,
-        // homoglyphs, tag characters, five more languages) and the eighth (2026-12-06,
-        // written after the text model) and the ninth (2026-12-06: pretexts, payee swaps,
-        // triggers, eleven languages) and the tenth (2026-12-06: sixteen languages, softened
-        // requests, placeholders) and the eleventh (2026-12-06, written after
-        // text-language: pretexts, webhooks, IP addresses, markdown tables, sixteen
-        // languages) likewise.
-        let mut batches = [(0, 0); 9];
+        let mut batches = [(0, 0, 0); 10];
         for line in poison.lines() {
             let e: serde_json::Value = serde_json::from_str(line).unwrap();
             if e["split"] != sp {
                 continue;
             }
             n += 1;
-            for (b, prefix) in [
-                "b3-", "b4-", "b5-", "b6-", "b7-", "b8-", "b9-", "b10-", "b11-",
-            ]
-            .iter()
-            .enumerate()
-            {
+            let verdict = poisoned(&e);
+            for (b, prefix) in BATCHES.iter().enumerate() {
                 if e["id"].as_str().is_some_and(|id| id.starts_with(prefix)) {
                     batches[b].0 += 1;
-                    batches[b].1 += usize::from(poisoned(&e).is_some());
+                    batches[b].1 += usize::from(verdict.is_some());
+                    batches[b].2 += usize::from(verdict == Some(Action::Block));
                 }
             }
-            match poisoned(&e) {
+            match verdict {
                 Some(Action::Block) => {
                     blocked += 1;
                     flagged += 1
@@ -340,10 +329,7 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
         let pct = |x: usize, n: usize| 100.0 * x as f64 / n.max(1) as f64;
         report.push_str(&format!(
             "{sp}: poisoning {n} texts: {flagged} flagged ({:.1} %), {blocked} blocked ({:.1} %); \
-             benign {servers} servers, {} strings: {} blocked ({:.2} %), {} warned ({:.2} %); \
-             third batch: {} of {} flagged; fourth batch: {} of {} flagged; fifth batch: {} of {} flagged; sixth batch: {} of {} flagged; \
-             seventh batch: {} of {} flagged; eighth batch: {} of {} flagged; ninth batch: {} of {} flagged; \
-             tenth batch: {} of {} flagged; eleventh batch: {} of {} flagged\n",
+             benign {servers} servers, {} strings: {} blocked ({:.2} %), {} warned ({:.2} %)\n",
             pct(flagged, n),
             pct(blocked, n),
             b.units,
@@ -351,25 +337,13 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             pct(b.blocked.len(), b.units),
             b.warned.len(),
             pct(b.warned.len(), b.units),
-            batches[0].1,
-            batches[0].0,
-            batches[1].1,
-            batches[1].0,
-            batches[2].1,
-            batches[2].0,
-            batches[3].1,
-            batches[3].0,
-            batches[4].1,
-            batches[4].0,
-            batches[5].1,
-            batches[5].0,
-            batches[6].1,
-            batches[6].0,
-            batches[7].1,
-            batches[7].0,
-            batches[8].1,
-            batches[8].0,
         ));
+        for (prefix, (bn, bf, bb)) in BATCHES.iter().zip(batches) {
+            report.push_str(&format!(
+                "  batch {}: {bf} of {bn} flagged, {bb} blocked\n",
+                prefix.trim_end_matches('-')
+            ));
+        }
         if sp == "tune" {
             // What tuning looks at; the held-out lines are only counted.
             for m in missed.iter().chain(&b.blocked).chain(&b.warned) {
@@ -426,11 +400,18 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             // tune half; after (an address without a scheme, account details, a note
             // for the model's eyes only, close languages read with a middling
             // confidence when the words are new to the server; the model retrained):
-            // the same, 188 and 150.
+            // the same, 188 and 150. The twelfth batch (34 texts, 18 held out, written
+            // after the lexicon of concepts in other languages but measured without it
+            // first): 206 of 223 (92.4 %; its held-out half 18 of 18), blocked 160 (71.7 %;
+            // its held-out half 10 of 18). With the lexicon (udfs/src/changes/lexicon.tsv,
+            // written from a fixed list of concepts per language, not from any corpus
+            // text): 207 (92.8 %), blocked 171 (76.7 %), benign unchanged. Tuned on the
+            // tune part by class and the model retrained: the same 207 and 171; benign
+            // warned 39 -> 40.
             // Held at what was measured so it cannot slip unnoticed (it falls with each
             // new batch: new held-out wording, not a regression).
-            assert!(pct(flagged, n) >= 91.7, "{report}");
-            assert!(pct(blocked, n) >= 73.1, "{report}");
+            assert!(pct(flagged, n) >= 92.8, "{report}");
+            assert!(pct(blocked, n) >= 76.6, "{report}");
             assert!(pct(b.blocked.len(), b.units) <= 1.0, "{report}");
             assert!(pct(b.warned.len(), b.units) <= 5.0, "{report}");
         }
