@@ -290,7 +290,7 @@ const BATCHES: [&str; 10] = [
 ];
 
 /// Tuned on `tune` only; on `held-out`: at most 1 % of benign strings blocked and 5 %
-/// warned (the issue's targets), and at least 92.8 % of poisoning flagged and 76.6 %
+/// warned (the issue's targets), and at least 93.7 % of poisoning flagged and 76.6 %
 /// blocked (measured; the issue's 95 % and 80 % are not met).
 #[test]
 fn text_review_rates_on_held_out_poisoning_and_real_wording() {
@@ -407,10 +407,12 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             // written from a fixed list of concepts per language, not from any corpus
             // text): 207 (92.8 %), blocked 171 (76.7 %), benign unchanged. Tuned on the
             // tune part by class and the model retrained: the same 207 and 171; benign
-            // warned 39 -> 40.
+            // warned 39 -> 40. The model's share of benign strings raised from 1.5 % to 3 %
+            // of the tune part (out of fold; the issue allows 5 % warned): 209 (93.7 %),
+            // benign warned 40 -> 49 (1.42 %).
             // Held at what was measured so it cannot slip unnoticed (it falls with each
             // new batch: new held-out wording, not a regression).
-            assert!(pct(flagged, n) >= 92.8, "{report}");
+            assert!(pct(flagged, n) >= 93.7, "{report}");
             assert!(pct(blocked, n) >= 76.6, "{report}");
             assert!(pct(b.blocked.len(), b.units) <= 1.0, "{report}");
             assert!(pct(b.warned.len(), b.units) <= 5.0, "{report}");
@@ -486,8 +488,9 @@ fn model_examples(split_name: &str) -> Vec<(Vec<String>, bool, usize)> {
 }
 
 /// The share of benign strings of the tune part the text model may flag, measured on
-/// folds it was not trained on (the rules warn on about 1 %; the issue allows 5 %).
-const MODEL_BENIGN_FLAGGED: f64 = 0.015;
+/// folds it was not trained on. The rules warn on about 1 % and the issue allows 5 %: the
+/// model gets 3 %, which leaves room for wording the tune part does not have.
+const MODEL_BENIGN_FLAGGED: f64 = 0.03;
 const MODEL_FOLDS: usize = 5;
 
 /// The text model is trained on the tune part only: out-of-fold scores (5 folds; benign
