@@ -21,6 +21,46 @@ fn golden(name: &str, got: &str) {
     );
 }
 
+/// Issue #49: the labels query stays readable. Its physical plan over the demo (two
+/// partitions; metrics dropped) is a golden file, and docs/outputs.md gives its operator
+/// count and kinds: a plan that grows shows in review, not only in a profile.
+#[test]
+fn the_labels_plan_is_the_documented_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = demo();
+    let mut c = crate::support::cmd(tmp.path());
+    c.env("GROUNDCHECK_PROFILE", "1").args([
+        "label",
+        "--data",
+        d.to_str().unwrap(),
+        "--out",
+        "out",
+        "-q",
+        "--partitions",
+        "2",
+    ]);
+    let r = crate::support::finish(c, crate::support::RUN_LIMIT);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let metrics = regex::Regex::new(r", metrics=\[[^\]]*\]").unwrap();
+    let plan: Vec<String> = r
+        .stderr
+        .lines()
+        .skip_while(|l| !l.starts_with("profile: labels query"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| metrics.replace_all(l, "").into_owned())
+        .collect();
+    assert!(!plan.is_empty(), "no plan on stderr:\n{}", r.stderr);
+    golden("labels_plan.txt", &(plan.join("\n") + "\n"));
+    // The count docs/outputs.md states.
+    let docs = std::fs::read_to_string(root().join("docs/outputs.md")).unwrap();
+    let stated = format!("{} operators", plan.len());
+    assert!(
+        docs.contains(&stated),
+        "docs/outputs.md should say the labels plan has {stated}"
+    );
+}
+
 #[test]
 fn demo_report_matches_the_golden_files() {
     let tmp = tempfile::tempdir().unwrap();

@@ -1421,7 +1421,7 @@ mod tests {
         // The same sentence is ordinary guidance in a description, not in an enum value,
         // a default or an example.
         let text = "Always pass the full path of the file here";
-        assert_eq!(review(text, Kind::Prose, &[], "x").0, Level::Quiet);
+        assert_no_rule_flags(text, &[], "x");
         assert_eq!(review(text, Kind::Value, &[], "x").0, Level::Warn);
         // A value that says to move a credential orders it.
         assert_eq!(
