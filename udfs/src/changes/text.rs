@@ -403,12 +403,7 @@ fn signal_named(name: &str) -> Option<Signal> {
 }
 
 fn compiled(p: &str) -> regex::Regex {
-    // The lexicon's alternations are large (Unicode word classes in many branches).
-    regex::RegexBuilder::new(p)
-        .size_limit(64 << 20)
-        .dfa_size_limit(32 << 20)
-        .build()
-        .expect("a drift text pattern")
+    regex::Regex::new(p).expect("a drift text pattern")
 }
 
 static COMPILED: LazyLock<Vec<(Signal, regex::Regex)>> = LazyLock::new(|| {
