@@ -339,7 +339,9 @@ const NEGATION: &str = r"\b(do not|don't|never|must not|should not|shouldn't|avo
 const LEXICON: &str = include_str!("lexicon.tsv");
 
 /// The lexicon's patterns, one alternation per signal, with word boundaries by language
-/// (`None` for `Negation`, which joins `NEGATION`).
+/// (`None` for `Negation`: `NEGATED_ELSEWHERE`). Read once, for both.
+static LEXICON_PATTERNS: LazyLock<Vec<(Option<Signal>, String)>> = LazyLock::new(lexicon);
+
 fn lexicon() -> Vec<(Option<Signal>, String)> {
     use unicode_normalization::UnicodeNormalization;
     let mut by: Vec<(Option<Signal>, Vec<String>)> = Vec::new();
@@ -413,9 +415,9 @@ fn compiled(p: &str) -> regex::Regex {
 static COMPILED: LazyLock<Vec<(Signal, regex::Regex)>> = LazyLock::new(|| {
     let mut out: Vec<(Signal, regex::Regex)> =
         PATTERNS.iter().map(|(s, p)| (*s, compiled(p))).collect();
-    for (s, p) in lexicon() {
+    for (s, p) in LEXICON_PATTERNS.iter() {
         if let Some(s) = s {
-            out.push((s, compiled(&p)));
+            out.push((*s, compiled(p)));
         }
     }
     out
@@ -425,10 +427,10 @@ static NEGATED: LazyLock<regex::Regex> =
 /// The lexicon's negations. Their clauses are not split by `CLAUSE` (English
 /// conjunctions), so a comma ends their reach.
 static NEGATED_ELSEWHERE: LazyLock<regex::Regex> = LazyLock::new(|| {
-    let p: Vec<String> = lexicon()
-        .into_iter()
+    let p: Vec<&str> = LEXICON_PATTERNS
+        .iter()
         .filter(|(s, _)| s.is_none())
-        .map(|(_, p)| p)
+        .map(|(_, p)| p.as_str())
         .collect();
     compiled(&p.join("|"))
 });
@@ -465,8 +467,10 @@ fn negated(sentence: &str) -> bool {
         if NEGATED.is_match(c) {
             return governs(c);
         }
-        c.split([',', '،', '，', '、', '。', '；', '！', '？'])
-            .any(|part| NEGATED_ELSEWHERE.is_match(part) && governs(part))
+        // Most clauses have no negation at all: look before cutting at commas.
+        NEGATED_ELSEWHERE.is_match(c)
+            && c.split([',', '،', '，', '、', '。', '；', '！', '？'])
+                .any(|part| NEGATED_ELSEWHERE.is_match(part) && governs(part))
     })
 }
 
@@ -1476,7 +1480,7 @@ mod tests {
     #[test]
     fn the_lexicon_reads_the_same_concepts_in_other_languages() {
         // Every line parses and every alternation compiles.
-        assert!(lexicon().len() >= 10);
+        assert!(LEXICON_PATTERNS.len() >= 10);
         assert!(COMPILED.len() > PATTERNS.len());
         LazyLock::force(&NEGATED_ELSEWHERE);
         for text in [
