@@ -124,6 +124,20 @@ fn env_options(mut config: SessionConfig) -> datafusion::common::Result<SessionC
     Ok(config)
 }
 
+/// The state a chunk's tables and views are filled with (`eval::chunks`): hash joins.
+/// Their inputs are one chunk's rows, bounded by `--chunk-steps`, so a hash table stays
+/// small, and neither side is sorted: at 100k tasks label took 4.6 s against 5.7 s with
+/// sort-merge joins (benches/RESULTS.md). The labels query, joining wide per-task rows,
+/// keeps `apply_options`' sort-merge joins. `DATAFUSION_OPTIMIZER_PREFER_HASH_JOIN`, when
+/// set, wins here too.
+pub fn chunk_state(ctx: &SessionContext) -> SessionState {
+    let mut state = ctx.state();
+    if std::env::var_os("DATAFUSION_OPTIMIZER_PREFER_HASH_JOIN").is_none() {
+        state.config_mut().options_mut().optimizer.prefer_hash_join = true;
+    }
+    state
+}
+
 /// The options `apply_options` changes, as `SET`-able key/value pairs (the Python package
 /// sets them in a notebook's own context before it registers the views).
 pub fn changed_options() -> Vec<(String, String)> {
@@ -150,6 +164,7 @@ pub fn apply_options(config: SessionConfig) -> SessionConfig {
     // Sort-merge joins: the labels query joins ~15 per-task views on (run_id, server,
     // case_id) with wide rows; with hash joins it took 3.3x the time and 2.8x the memory
     // at 100k tasks (benches/RESULTS.md), and with single-partition hash joins 24 GiB.
+    // Views filled one chunk at a time use hash joins (`chunk_state`).
     config.options_mut().optimizer.prefer_hash_join = false;
     config
 }

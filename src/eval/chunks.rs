@@ -91,6 +91,12 @@ pub struct ChunkTable {
     pub mem: Arc<MemTable>,
     /// A view that reads the policy oracle's answers: filled after the oracle ran.
     after_oracle: bool,
+    /// The other tables of `MATERIALIZED` it reads (through views kept as views too):
+    /// it is filled once they are.
+    reads: Vec<&'static str>,
+    /// Whether it reads a table of `CHUNKED`: the others (the catalog's entries, the
+    /// tools' lineage) are the same for every chunk and filled once.
+    per_chunk: bool,
 }
 
 /// How to split: steps per chunk (about; 0: one chunk), and the policy oracle to ask
@@ -150,6 +156,15 @@ async fn register_views(session: &Session) -> Result<Vec<ChunkTable>> {
         };
         let mut table = ChunkTable::new(name, view, &session.ctx)?;
         table.after_oracle = crate::engine::queries::reads(name, crate::model::EXTERNAL_POLICY)?;
+        table.per_chunk = false;
+        for t in CHUNKED {
+            table.per_chunk |= crate::engine::queries::reads(name, t)?;
+        }
+        for m in MATERIALIZED {
+            if m != name && crate::engine::queries::reads(name, m)? {
+                table.reads.push(m);
+            }
+        }
         let mem: Arc<dyn TableProvider> = table.mem.clone();
         out.push(table);
         Ok(mem)
@@ -172,6 +187,8 @@ impl ChunkTable {
             source,
             mem: Arc::new(mem),
             after_oracle: false,
+            reads: Vec::new(),
+            per_chunk: true,
         })
     }
 
@@ -179,7 +196,11 @@ impl ChunkTable {
     /// tables filled before it).
     async fn load(&self, ctx: &SessionContext) -> Result<()> {
         let start = std::time::Instant::now();
-        let rows = ctx.read_table(self.source.clone())?.collect().await?;
+        let plan = ctx.read_table(self.source.clone())?.into_unoptimized_plan();
+        let state = crate::engine::context::chunk_state(ctx);
+        let rows = datafusion::dataframe::DataFrame::new(state, plan)
+            .collect()
+            .await?;
         if profiling() {
             eprintln!("profile: {} filled in {:?}", self.name, start.elapsed());
         }
@@ -302,7 +323,7 @@ pub(crate) async fn write_labels(
         for t in tables {
             t.load(ctx).await?;
         }
-        done.oracle_calls += fill_views(ctx, views, opts).await?;
+        done.oracle_calls += fill_views(ctx, views, opts, true).await?;
         run_labels(ctx, &query, |b| out.write(&conform(&schema, b)?)).await?;
     } else {
         let tmp = tempfile::Builder::new()
@@ -323,7 +344,7 @@ pub(crate) async fn write_labels(
                 t.fill(crate::output::rebatch(&t.mem.schema(), &rows)?)
                     .await;
             }
-            done.oracle_calls += fill_views(ctx, views, opts).await?;
+            done.oracle_calls += fill_views(ctx, views, opts, k == 0).await?;
             let path = tmp.path().join(format!("labels-{k}.arrow"));
             let mut w = ipc_writer(&path, &schema)?;
             run_labels(ctx, &query, |b| {
@@ -366,20 +387,51 @@ async fn estimated_steps(session: &Session, tables: &[ChunkTable]) -> Result<u64
 }
 
 /// Fills a chunk's views from its tables: those the oracle reads, the oracle, the views
-/// that read its answers. Returns the calls the oracle checked.
+/// that read its answers; those that read no chunked table only for the `first` chunk.
+/// Returns the calls the oracle checked.
 async fn fill_views(
     ctx: &SessionContext,
     views: &[ChunkTable],
     opts: &Options<'_>,
+    first: bool,
 ) -> Result<usize> {
-    for v in views.iter().filter(|v| !v.after_oracle) {
-        v.load(ctx).await?;
-    }
+    let (kept, todo): (Vec<_>, Vec<_>) = views.iter().partition(|v| !first && !v.per_chunk);
+    let mut filled: Vec<&str> = kept.iter().map(|v| v.name).collect();
+    let (before, after): (Vec<_>, Vec<_>) = todo.into_iter().partition(|v| !v.after_oracle);
+    fill_all(ctx, &before, &filled).await?;
     let checked = oracle(ctx, opts).await?;
-    for v in views.iter().filter(|v| v.after_oracle) {
-        v.load(ctx).await?;
-    }
+    filled.extend(before.iter().map(|v| v.name));
+    fill_all(ctx, &after, &filled).await?;
     Ok(checked)
+}
+
+/// Fills `views`, each as soon as those it reads are (`filled` already are), several at
+/// once: one view's plan keeps both cores busy only part of the time (a final sort, a
+/// single-partition window), and the per-task figures read the same few tables.
+async fn fill_all(ctx: &SessionContext, views: &[&ChunkTable], filled: &[&str]) -> Result<()> {
+    let mut filled = filled.to_vec();
+    let mut waiting = views.to_vec();
+    let mut running = futures::stream::FuturesUnordered::new();
+    loop {
+        let (ready, rest): (Vec<_>, Vec<_>) = waiting
+            .into_iter()
+            .partition(|v| v.reads.iter().all(|r| filled.contains(r)));
+        waiting = rest;
+        for v in ready {
+            running.push(async move { v.load(ctx).await.map(|()| v.name) });
+        }
+        match running.next().await {
+            Some(name) => filled.push(name?),
+            None if waiting.is_empty() => return Ok(()),
+            None => {
+                let names: Vec<_> = waiting.iter().map(|v| v.name).collect();
+                return Err(Error::Bug(format!(
+                    "views {} read views no chunk fills",
+                    names.join(", ")
+                )));
+            }
+        }
+    }
 }
 
 async fn oracle(ctx: &SessionContext, opts: &Options<'_>) -> Result<usize> {
