@@ -32,7 +32,7 @@ use datafusion::physical_plan::sorts::sort_preserving_merge::SortPreservingMerge
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::prelude::SessionContext;
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 
 use crate::engine::query::conform;
 use crate::engine::session::{Session, TableFormat};
@@ -139,6 +139,7 @@ impl Chunked {
     /// In a session whose views are not planned yet (`Session::open_tables`): in-memory
     /// tables in the place of `CHUNKED`, then the views, `MATERIALIZED` in memory too.
     pub async fn open(session: &Session) -> Result<Self> {
+        std::sync::LazyLock::force(&CLOCK);
         let tables = wrap(session)?;
         let views = register_views(session).await?;
         Ok(Self { tables, views })
@@ -202,7 +203,13 @@ impl ChunkTable {
             .collect()
             .await?;
         if profiling() {
-            eprintln!("profile: {} filled in {:?}", self.name, start.elapsed());
+            eprintln!(
+                "profile: {} filled in {:?} (from {:?} to {:?})",
+                self.name,
+                start.elapsed(),
+                start - *CLOCK,
+                CLOCK.elapsed()
+            );
         }
         let rows = rows
             .into_iter()
@@ -260,6 +267,11 @@ fn compact_array(a: &arrow::array::ArrayRef) -> arrow::array::ArrayRef {
     }
 }
 
+/// The profile's clock: views are filled side by side, so each line also says when, from
+/// the first use of the clock, its fill started and ended.
+static CLOCK: std::sync::LazyLock<std::time::Instant> =
+    std::sync::LazyLock::new(std::time::Instant::now);
+
 /// `GROUNDCHECK_PROFILE=1`: each table and view of a chunk says on stderr how long it
 /// took to fill, and the labels query prints its plan with every operator's metrics
 /// (benches/RESULTS.md reads these).
@@ -281,8 +293,10 @@ async fn run_labels(
     }
     if profiling() {
         eprintln!(
-            "profile: labels query in {:?}\n{}",
+            "profile: labels query in {:?} (from {:?} to {:?})\n{}",
             start.elapsed(),
+            start - *CLOCK,
+            CLOCK.elapsed(),
             datafusion::physical_plan::display::DisplayableExecutionPlan::with_metrics(
                 plan.as_ref()
             )
@@ -386,43 +400,48 @@ async fn estimated_steps(session: &Session, tables: &[ChunkTable]) -> Result<u64
         .await? as u64)
 }
 
-/// Fills a chunk's views from its tables: those the oracle reads, the oracle, the views
-/// that read its answers; those that read no chunked table only for the `first` chunk.
-/// Returns the calls the oracle checked.
+/// Fills a chunk's views from its tables (those that read no chunked table only for the
+/// `first` chunk), each as soon as what it reads is, several at once: one view's plan
+/// alone keeps both cores busy only part of the time (a final sort, a single-partition
+/// window). The policy oracle is asked once the views it reads are filled, and the views
+/// that read its answers wait for it. Returns the calls the oracle checked.
 async fn fill_views(
     ctx: &SessionContext,
     views: &[ChunkTable],
     opts: &Options<'_>,
     first: bool,
 ) -> Result<usize> {
-    let (kept, todo): (Vec<_>, Vec<_>) = views.iter().partition(|v| !first && !v.per_chunk);
+    let oracle = crate::model::EXTERNAL_POLICY;
+    let (kept, mut waiting): (Vec<_>, Vec<_>) = views.iter().partition(|v| !first && !v.per_chunk);
     let mut filled: Vec<&str> = kept.iter().map(|v| v.name).collect();
-    let (before, after): (Vec<_>, Vec<_>) = todo.into_iter().partition(|v| !v.after_oracle);
-    fill_all(ctx, &before, &filled).await?;
-    let checked = oracle(ctx, opts).await?;
-    filled.extend(before.iter().map(|v| v.name));
-    fill_all(ctx, &after, &filled).await?;
-    Ok(checked)
-}
-
-/// Fills `views`, each as soon as those it reads are (`filled` already are), several at
-/// once: one view's plan keeps both cores busy only part of the time (a final sort, a
-/// single-partition window), and the per-task figures read the same few tables.
-async fn fill_all(ctx: &SessionContext, views: &[&ChunkTable], filled: &[&str]) -> Result<()> {
-    let mut filled = filled.to_vec();
-    let mut waiting = views.to_vec();
+    let mut asked = false;
+    let mut checked = 0;
     let mut running = futures::stream::FuturesUnordered::new();
     loop {
-        let (ready, rest): (Vec<_>, Vec<_>) = waiting
-            .into_iter()
-            .partition(|v| v.reads.iter().all(|r| filled.contains(r)));
-        waiting = rest;
-        for v in ready {
-            running.push(async move { v.load(ctx).await.map(|()| v.name) });
+        let ready = |v: &&ChunkTable, filled: &[&str]| {
+            v.reads.iter().all(|r| filled.contains(r))
+                && (!v.after_oracle || filled.contains(&oracle))
+        };
+        let (now, later): (Vec<_>, Vec<_>) = waiting.into_iter().partition(|v| ready(v, &filled));
+        waiting = later;
+        for v in now {
+            running.push(async move { v.load(ctx).await.map(|()| (v.name, 0)) }.boxed());
+        }
+        if !asked
+            && crate::eval::oracle::READS
+                .iter()
+                .all(|r| filled.contains(r))
+        {
+            asked = true;
+            running.push(async move { ask_oracle(ctx, opts).await.map(|n| (oracle, n)) }.boxed());
         }
         match running.next().await {
-            Some(name) => filled.push(name?),
-            None if waiting.is_empty() => return Ok(()),
+            Some(done) => {
+                let (name, n) = done?;
+                filled.push(name);
+                checked += n;
+            }
+            None if waiting.is_empty() => return Ok(checked),
             None => {
                 let names: Vec<_> = waiting.iter().map(|v| v.name).collect();
                 return Err(Error::Bug(format!(
@@ -434,7 +453,7 @@ async fn fill_all(ctx: &SessionContext, views: &[&ChunkTable], filled: &[&str]) 
     }
 }
 
-async fn oracle(ctx: &SessionContext, opts: &Options<'_>) -> Result<usize> {
+async fn ask_oracle(ctx: &SessionContext, opts: &Options<'_>) -> Result<usize> {
     match opts.oracle {
         Some((cmd, timeout)) => crate::eval::oracle::run(ctx, cmd, *timeout).await,
         None => Ok(0),

@@ -38,16 +38,18 @@ struct Asked {
     answer: Result<String, String>,
 }
 
+/// The calls the oracle is asked about, with what it is told of each.
+const ASKED: &str = "SELECT k.run_id, k.server, k.trace_id, k.call_id, k.tool, k.result, t.as_user, t.user_role, t.gold['policy_scope'] AS scope \
+     FROM calls k JOIN tasks t ON t.run_id = k.run_id AND t.server = k.server AND t.case_id = k.case_id \
+     WHERE k.result IS NOT NULL ORDER BY k.run_id, k.server, k.trace_id, k.step";
+
+/// The views `ASKED` reads: labeling in chunks asks the oracle once they are filled.
+pub const READS: [&str; 2] = ["calls", "tasks"];
+
 /// Asks the oracle `command` (run with `sh -c 'exec CMD'`) about every call with a result; returns how
 /// many calls it checked.
 pub async fn run(ctx: &SessionContext, command: &str, timeout: Duration) -> Result<usize> {
-    let (_, batches) = collect(
-        ctx,
-        "SELECT k.run_id, k.server, k.trace_id, k.call_id, k.tool, k.result, t.as_user, t.user_role, t.gold['policy_scope'] AS scope \
-         FROM calls k JOIN tasks t ON t.run_id = k.run_id AND t.server = k.server AND t.case_id = k.case_id \
-         WHERE k.result IS NOT NULL ORDER BY k.run_id, k.server, k.trace_id, k.step",
-    )
-    .await?;
+    let (_, batches) = collect(ctx, ASKED).await?;
     let calls = rows_as_json(&batches)?;
     let mut child = crate::input::child::command(command, Env::Inherited)
         .stdin(Stdio::piped())
@@ -159,4 +161,21 @@ async fn store(ctx: &SessionContext, asked: &[Asked]) -> Result<()> {
         .write_table(EXTERNAL_POLICY, DataFrameWriteOptions::new())
         .await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Labeling in chunks asks the oracle once `READS` are filled: each view kept in
+    /// memory that its query names must be among them.
+    #[test]
+    fn the_oracle_waits_for_every_view_it_reads() {
+        let words: Vec<&str> = ASKED
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .collect();
+        for m in crate::eval::chunks::MATERIALIZED {
+            assert_eq!(words.contains(m), READS.contains(m), "{m}");
+        }
+    }
 }
