@@ -285,20 +285,20 @@ fn poisoned(e: &serde_json::Value) -> Option<Action> {
 /// string of the published servers' captured versions (split by server, split.tsv).
 /// The batches written after the first corpus, counted apart: how far the rules carry to
 /// wording written after them (each batch's header in poisoning.jsonl says what it holds).
-const BATCHES: [&str; 10] = [
-    "b3-", "b4-", "b5-", "b6-", "b7-", "b8-", "b9-", "b10-", "b11-", "b12-",
+const BATCHES: [&str; 11] = [
+    "b3-", "b4-", "b5-", "b6-", "b7-", "b8-", "b9-", "b10-", "b11-", "b12-", "b13-",
 ];
 
 /// Tuned on `tune` only; on `held-out`: at most 1 % of benign strings blocked and 5 %
-/// warned (the issue's targets), and at least 93.7 % of poisoning flagged and 76.6 %
-/// blocked (measured; the issue's 95 % and 80 % are not met).
+/// warned (the issue's targets), and at least 95.0 % of poisoning flagged and 78.3 %
+/// blocked (measured: flagged meets the issue's 95 %, blocked misses its 80 %).
 #[test]
 fn text_review_rates_on_held_out_poisoning_and_real_wording() {
     let poison = std::fs::read_to_string(corpus().join("../drift-text/poisoning.jsonl")).unwrap();
     let mut report = String::new();
     for sp in ["tune", "held-out"] {
         let (mut n, mut flagged, mut blocked, mut missed) = (0, 0, 0, Vec::new());
-        let mut batches = [(0, 0, 0); 10];
+        let mut batches = [(0, 0, 0); BATCHES.len()];
         for line in poison.lines() {
             let e: serde_json::Value = serde_json::from_str(line).unwrap();
             if e["split"] != sp {
@@ -409,11 +409,16 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             // tune part by class and the model retrained: the same 207 and 171; benign
             // warned 39 -> 40. The model's share of benign strings raised from 1.5 % to 3 %
             // of the tune part (out of fold; the issue allows 5 % warned): 209 (93.7 %),
-            // benign warned 40 -> 49 (1.42 %).
+            // benign warned 40 -> 49 (1.42 %). The thirteenth batch (34 texts, 17 held
+            // out, written after all of that and measured once, never tuned on): 226 of
+            // 240 (94.2 %; its held-out half 17 of 17), blocked 188 (78.3 %; its held-out
+            // half 17 of 17), benign unchanged. The model retrained on the tune part
+            // with its tune half (same 3 % operating point): flagged 228 (95.0 %), benign
+            // warned 49 -> 57 (1.65 %).
             // Held at what was measured so it cannot slip unnoticed (it falls with each
             // new batch: new held-out wording, not a regression).
-            assert!(pct(flagged, n) >= 93.7, "{report}");
-            assert!(pct(blocked, n) >= 76.6, "{report}");
+            assert!(pct(flagged, n) >= 95.0, "{report}");
+            assert!(pct(blocked, n) >= 78.3, "{report}");
             assert!(pct(b.blocked.len(), b.units) <= 1.0, "{report}");
             assert!(pct(b.warned.len(), b.units) <= 5.0, "{report}");
         }

@@ -1866,9 +1866,13 @@ mod tests {
                 "{text}"
             );
         }
-        // Asking is what a careful description says.
-        let ok = "Ask the user for confirmation before deleting files.";
-        assert_eq!(review(ok, Kind::Prose, &[], "x").0, Level::Quiet);
+        // Asking is what a careful description says: no rule fires (the text model,
+        // retrained with the thirteenth batch's tune half, warns on its wording).
+        assert_no_rule_flags(
+            "Ask the user for confirmation before deleting files.",
+            &[],
+            "x",
+        );
     }
 
     #[test]
