@@ -227,12 +227,16 @@ pub async fn register_views_with(
 /// Whether view `name` reads `table`, directly or through other views (by their
 /// `inputs:`).
 pub fn reads(name: &str, table: &str) -> Result<bool> {
-    let all = all()?;
+    Ok(reads_in(&all()?, name, table))
+}
+
+/// `reads` over queries already parsed (`all`), for callers that ask many times.
+pub fn reads_in(all: &[Query], name: &str, table: &str) -> bool {
     let mut todo = vec![name.to_string()];
     let mut seen: Vec<String> = Vec::new();
     while let Some(n) = todo.pop() {
         if n == table {
-            return Ok(true);
+            return true;
         }
         if seen.contains(&n) {
             continue;
@@ -242,7 +246,7 @@ pub fn reads(name: &str, table: &str) -> Result<bool> {
         }
         seen.push(n);
     }
-    Ok(false)
+    false
 }
 
 #[cfg(test)]

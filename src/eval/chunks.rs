@@ -151,21 +151,20 @@ impl Chunked {
 /// must be filled (each after the views it reads).
 async fn register_views(session: &Session) -> Result<Vec<ChunkTable>> {
     let mut out = Vec::new();
+    let all = crate::engine::queries::all()?;
+    let reads = |name: &str, table: &str| crate::engine::queries::reads_in(&all, name, table);
     crate::engine::queries::register_views_with(&session.ctx, |name, view| {
         let Some(name) = MATERIALIZED.iter().find(|m| **m == name) else {
             return Ok(view);
         };
         let mut table = ChunkTable::new(name, view, &session.ctx)?;
-        table.after_oracle = crate::engine::queries::reads(name, crate::model::EXTERNAL_POLICY)?;
-        table.per_chunk = false;
-        for t in CHUNKED {
-            table.per_chunk |= crate::engine::queries::reads(name, t)?;
-        }
-        for m in MATERIALIZED {
-            if m != name && crate::engine::queries::reads(name, m)? {
-                table.reads.push(m);
-            }
-        }
+        table.after_oracle = reads(name, crate::model::EXTERNAL_POLICY);
+        table.per_chunk = CHUNKED.iter().any(|t| reads(name, t));
+        table.reads = MATERIALIZED
+            .iter()
+            .copied()
+            .filter(|m| *m != *name && reads(name, m))
+            .collect();
         let mem: Arc<dyn TableProvider> = table.mem.clone();
         out.push(table);
         Ok(mem)
