@@ -290,8 +290,8 @@ const BATCHES: [&str; 11] = [
 ];
 
 /// Tuned on `tune` only; on `held-out`: at most 1 % of benign strings blocked and 5 %
-/// warned (the issue's targets), and at least 95.0 % of poisoning flagged and 78.3 %
-/// blocked (measured: flagged meets the issue's 95 %, blocked misses its 80 %).
+/// warned, and at least 95.0 % of poisoning flagged and 81.7 % blocked (measured; the
+/// issue's targets are 95 % and 80 %).
 #[test]
 fn text_review_rates_on_held_out_poisoning_and_real_wording() {
     let poison = std::fs::read_to_string(corpus().join("../drift-text/poisoning.jsonl")).unwrap();
@@ -414,11 +414,14 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             // 240 (94.2 %; its held-out half 17 of 17), blocked 188 (78.3 %; its held-out
             // half 17 of 17), benign unchanged. The model retrained on the tune part
             // with its tune half (same 3 % operating point): flagged 228 (95.0 %), benign
-            // warned 49 -> 57 (1.65 %).
+            // warned 49 -> 57 (1.65 %). The model given a second operating point (a block
+            // where the rules warn on a sensitive target and it is sure: out of fold 0.10 %
+            // of tune benign strings): blocked 196 (81.7 %), benign blocked 14 -> 17 (0.49 %),
+            // warned 57 -> 54 (1.56 %).
             // Held at what was measured so it cannot slip unnoticed (it falls with each
             // new batch: new held-out wording, not a regression).
             assert!(pct(flagged, n) >= 95.0, "{report}");
-            assert!(pct(blocked, n) >= 78.3, "{report}");
+            assert!(pct(blocked, n) >= 81.7, "{report}");
             assert!(pct(b.blocked.len(), b.units) <= 1.0, "{report}");
             assert!(pct(b.warned.len(), b.units) <= 5.0, "{report}");
         }
@@ -435,12 +438,21 @@ fn kind_of(place: &str) -> changes::text::Kind {
     }
 }
 
+/// One of the text model's examples: its features, whether it is poisoning, its fold, and
+/// whether a confident score blocks it (the rules warn on it for a sensitive target).
+struct Example {
+    features: Vec<String>,
+    poison: bool,
+    fold: usize,
+    may_block: bool,
+}
+
 /// The text model's examples from one part of the corpus, each with its fold (for
-/// choosing the threshold on texts the fold's model did not see): every distinct string
+/// choosing the thresholds on texts the fold's model did not see): every distinct string
 /// of every captured version of the part's servers (fold: the server), and the part's
 /// poisoning texts (fold: the line).
-fn model_examples(split_name: &str) -> Vec<(Vec<String>, bool, usize)> {
-    use changes::text::{Kind, model_features};
+fn model_examples(split_name: &str) -> Vec<Example> {
+    use changes::text::{Kind, model_input};
     let mut out = Vec::new();
     let servers: Vec<String> = split()
         .into_iter()
@@ -456,14 +468,26 @@ fn model_examples(split_name: &str) -> Vec<(Vec<String>, bool, usize)> {
             for t in &tools {
                 for (_, kind, text) in changes::text::model_strings(t) {
                     if seen.insert((format!("{kind:?}"), text.clone())) {
-                        out.push((model_features(&text, kind, &names, &t.name), false, fold));
+                        let (features, may_block) = model_input(&text, kind, &names, &t.name);
+                        out.push(Example {
+                            features,
+                            poison: false,
+                            fold,
+                            may_block,
+                        });
                     }
                 }
             }
             if let Some(s) = changes::surface::Surface::from_json(&cur) {
                 for (_, text) in changes::surface::model_strings(&s) {
                     if seen.insert(("Prose".to_string(), text.clone())) {
-                        out.push((model_features(&text, Kind::Prose, &names, ""), false, fold));
+                        let (features, may_block) = model_input(&text, Kind::Prose, &names, "");
+                        out.push(Example {
+                            features,
+                            poison: false,
+                            fold,
+                            may_block,
+                        });
                     }
                 }
             }
@@ -481,13 +505,18 @@ fn model_examples(split_name: &str) -> Vec<(Vec<String>, bool, usize)> {
             .iter()
             .map(|n| n.as_str().unwrap().to_string())
             .collect();
-        let f = model_features(
+        let (features, may_block) = model_input(
             e["text"].as_str().unwrap(),
             kind_of(e["place"].as_str().unwrap()),
             &others,
             e["tool"].as_str().unwrap(),
         );
-        out.push((f, true, i));
+        out.push(Example {
+            features,
+            poison: true,
+            fold: i,
+            may_block,
+        });
     }
     out
 }
@@ -496,12 +525,28 @@ fn model_examples(split_name: &str) -> Vec<(Vec<String>, bool, usize)> {
 /// folds it was not trained on. The rules warn on about 1 % and the issue allows 5 %: the
 /// model gets 3 %, which leaves room for wording the tune part does not have.
 const MODEL_BENIGN_FLAGGED: f64 = 0.03;
+/// The share it may block (of all benign strings, among those the rules warn on for a
+/// sensitive target). The rules block about 0.4 % and the issue allows 1 %: the model gets
+/// a tenth of a percent.
+const MODEL_BENIGN_BLOCKED: f64 = 0.001;
 const MODEL_FOLDS: usize = 5;
+
+/// Just above the benign score at `allowed` (scores sorted highest first), rounded as
+/// the model's file rounds: at most `allowed` of them reach it.
+fn threshold_above(mut benign: Vec<f64>, allowed: usize) -> f64 {
+    benign.sort_by(|a, b| b.total_cmp(a));
+    match benign.get(allowed) {
+        Some(s) => ((s + 1e-4) * 1e4).ceil() / 1e4,
+        None => 0.0,
+    }
+}
 
 /// The text model is trained on the tune part only: out-of-fold scores (5 folds; benign
 /// strings by server, poisoning by line) choose the threshold that flags at most
-/// `MODEL_BENIGN_FLAGGED` of benign strings, then one model is trained on the whole tune
-/// part. The committed udfs/src/changes/text_model.tsv must be what this trains
+/// `MODEL_BENIGN_FLAGGED` of benign strings, and the one that blocks at most
+/// `MODEL_BENIGN_BLOCKED` of them among those the rules warn on for a sensitive target;
+/// then one model is trained on the whole tune part. The committed
+/// udfs/src/changes/text_model.tsv must be what this trains
 /// (`GROUNDCHECK_WRITE_TEXT_MODEL=1` rewrites it).
 #[test]
 fn text_model_is_the_one_the_tune_split_trains() {
@@ -512,46 +557,55 @@ fn text_model_is_the_one_the_tune_split_trains() {
     for k in 0..MODEL_FOLDS {
         let part: Vec<(Vec<String>, bool)> = examples
             .iter()
-            .filter(|(_, _, f)| f % MODEL_FOLDS != k)
-            .map(|(x, y, _)| (x.clone(), *y))
+            .filter(|e| e.fold % MODEL_FOLDS != k)
+            .map(|e| (e.features.clone(), e.poison))
             .collect();
         let m = train(&part, t, 0.5);
-        for (i, (x, _, f)) in examples.iter().enumerate() {
-            if f % MODEL_FOLDS == k {
-                oof[i] = m.score(x);
+        for (i, e) in examples.iter().enumerate() {
+            if e.fold % MODEL_FOLDS == k {
+                oof[i] = m.score(&e.features);
             }
         }
     }
-    let mut benign: Vec<f64> = examples
+    let scores = |poison: bool, blockable: bool| -> Vec<f64> {
+        examples
+            .iter()
+            .zip(&oof)
+            .filter(|(e, _)| e.poison == poison && (e.may_block || !blockable))
+            .map(|(_, s)| *s)
+            .collect()
+    };
+    let n_benign = scores(false, false).len();
+    let n_poison = scores(true, false).len();
+    let threshold = threshold_above(
+        scores(false, false),
+        (n_benign as f64 * MODEL_BENIGN_FLAGGED).floor() as usize,
+    );
+    let block = threshold_above(
+        scores(false, true),
+        (n_benign as f64 * MODEL_BENIGN_BLOCKED).floor() as usize,
+    );
+    let count = |v: Vec<f64>, t: f64| v.iter().filter(|s| **s >= t).count();
+    let caught = count(scores(true, false), threshold);
+    let flagged = count(scores(false, false), threshold);
+    let blocked = count(scores(false, true), block);
+    let (may_block, block_caught) = (scores(true, true).len(), count(scores(true, true), block));
+    let all: Vec<(Vec<String>, bool)> = examples
         .iter()
-        .zip(&oof)
-        .filter(|((_, y, _), _)| !y)
-        .map(|(_, s)| *s)
+        .map(|e| (e.features.clone(), e.poison))
         .collect();
-    benign.sort_by(|a, b| b.total_cmp(a));
-    let allowed = (benign.len() as f64 * MODEL_BENIGN_FLAGGED).floor() as usize;
-    // Just above the first benign score past the allowance, rounded as the file rounds.
-    let threshold = ((benign[allowed] + 1e-4) * 1e4).ceil() / 1e4;
-    let poison: Vec<f64> = examples
-        .iter()
-        .zip(&oof)
-        .filter(|((_, y, _), _)| *y)
-        .map(|(_, s)| *s)
-        .collect();
-    let caught = poison.iter().filter(|s| **s >= threshold).count();
-    let flagged = benign.iter().filter(|s| **s >= threshold).count();
-    let all: Vec<(Vec<String>, bool)> = examples.iter().map(|(x, y, _)| (x.clone(), *y)).collect();
-    let m = train(&all, t, threshold);
+    let mut m = train(&all, t, threshold);
+    m.block = block;
+    let pct = |x: usize, n: usize| 100.0 * x as f64 / n.max(1) as f64;
     let header = format!(
         "groundcheck's text model (issue #43): logistic regression, {t:?}.\n\
-         Trained on the tune part of the drift corpus only: {} benign strings, {} poisoning texts.\n\
-         Out of fold ({MODEL_FOLDS} folds): threshold {threshold:.4} flags {flagged} benign strings ({:.2} %) and {caught} of {} poisoning texts ({:.1} %).\n\
+         Trained on the tune part of the drift corpus only: {n_benign} benign strings, {n_poison} poisoning texts.\n\
+         Out of fold ({MODEL_FOLDS} folds): threshold {threshold:.4} flags {flagged} benign strings ({:.2} %) and {caught} of {n_poison} poisoning texts ({:.1} %).\n\
+         Block {block:.4} (texts the rules warn on for a sensitive target): blocks {blocked} benign strings ({:.2} %) and {block_caught} of {may_block} such poisoning texts.\n\
          Written by text_model_is_the_one_the_tune_split_trains (udfs/tests/drift_corpus.rs); do not edit.",
-        benign.len(),
-        poison.len(),
-        100.0 * flagged as f64 / benign.len() as f64,
-        poison.len(),
-        100.0 * caught as f64 / poison.len() as f64,
+        pct(flagged, n_benign),
+        pct(caught, n_poison),
+        pct(blocked, n_benign),
     );
     let tsv = m.to_tsv(&header);
     eprintln!("{header}\n{} weights", m.weights.len());

@@ -2,8 +2,10 @@
 //! words, word pairs, the rules' signals and where the text sits, trained on the tune
 //! split of the drift corpus only (real servers' strings against poisoning texts; the
 //! trainer is `text_model_is_the_one_the_tune_split_trains` in udfs/tests/drift_corpus.rs,
-//! which also checks the committed weights are what it trains). It only ever warns: a
-//! block still needs the rules' strong signals.
+//! which also checks the committed weights are what it trains). Alone it only warns. It
+//! blocks only a text the rules already warn on for a sensitive target (a credential,
+//! the user's data, another tool's data, an outside address), when it is sure that text
+//! is an instruction: the two signals, one read by the rules, one learned.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::LazyLock;
@@ -14,6 +16,9 @@ pub struct Model {
     /// The probability from which a text is flagged (chosen on held-out folds of the
     /// tune split, see the trainer).
     pub threshold: f64,
+    /// The probability from which a text the rules warn on for a sensitive target is
+    /// blocked (chosen on held-out folds too; never, if the file has none).
+    pub block: f64,
     pub weights: HashMap<String, f64>,
 }
 
@@ -111,10 +116,15 @@ impl Model {
         self.score(features) >= self.threshold
     }
 
+    pub fn blocks(&self, features: &[String]) -> bool {
+        self.score(features) >= self.block
+    }
+
     pub fn parse(text: &str) -> Result<Self, String> {
         let mut m = Model {
             bias: 0.0,
             threshold: 1.0,
+            block: f64::INFINITY,
             weights: HashMap::new(),
         };
         for (i, line) in text.lines().enumerate() {
@@ -130,6 +140,7 @@ impl Model {
             match k {
                 "bias" => m.bias = v,
                 "threshold" => m.threshold = v,
+                "block" => m.block = v,
                 _ => {
                     m.weights.insert(k.to_string(), v);
                 }
@@ -138,7 +149,7 @@ impl Model {
         Ok(m)
     }
 
-    /// The file: a header, bias and threshold, then the weights by feature (sorted, so
+    /// The file: a header, bias and thresholds, then the weights by feature (sorted, so
     /// the same training gives the same bytes).
     pub fn to_tsv(&self, header: &str) -> String {
         let mut out = String::new();
@@ -149,6 +160,9 @@ impl Model {
             "bias\t{:.4}\nthreshold\t{:.4}\n",
             self.bias, self.threshold
         ));
+        if self.block.is_finite() {
+            out.push_str(&format!("block\t{:.4}\n", self.block));
+        }
         let sorted: BTreeMap<&String, &f64> = self.weights.iter().collect();
         for (k, v) in sorted {
             out.push_str(&format!("{k}\t{v:.4}\n"));
@@ -180,8 +194,9 @@ impl Default for Training {
     }
 }
 
-/// Trains on (features, is poisoning) with `threshold` as the model's. Deterministic: the
-/// same examples in the same order give the same weights.
+/// Trains on (features, is poisoning) with `threshold` as the model's (and no block
+/// threshold: the caller sets `block`). Deterministic: the same examples in the same order
+/// give the same weights.
 pub fn train(examples: &[(Vec<String>, bool)], t: Training, threshold: f64) -> Model {
     let mut count: BTreeMap<&str, usize> = BTreeMap::new();
     for (f, _) in examples {
@@ -238,6 +253,7 @@ pub fn train(examples: &[(Vec<String>, bool)], t: Training, threshold: f64) -> M
     Model {
         bias: b,
         threshold,
+        block: f64::INFINITY,
         weights: names
             .iter()
             .zip(&w)
@@ -258,12 +274,14 @@ mod tests {
         let examples: Vec<_> = (0..20)
             .flat_map(|_| [ex("search", false), ex("exfiltrate", true)])
             .collect();
-        let m = train(&examples, Training::default(), 0.5);
+        let mut m = train(&examples, Training::default(), 0.5);
+        m.block = 0.9;
         assert!(m.flags(&["w:exfiltrate".into(), "k:prose".into()]));
         assert!(!m.flags(&["w:search".into(), "k:prose".into()]));
         let back = Model::parse(&m.to_tsv("a test")).unwrap();
         assert_eq!(back.to_tsv("a test"), m.to_tsv("a test"));
         assert!(back.flags(&["w:exfiltrate".into()]) == m.flags(&["w:exfiltrate".into()]));
+        assert_eq!(back.block, 0.9);
     }
 
     #[test]
