@@ -88,10 +88,31 @@ SERVERS = {
     "howtocook": ("npm", "howtocook-mcp", [], {}, ["0.2.1", "0.2.2"]),
     "amap": ("npm", "@amap/amap-maps-mcp-server", [], {"AMAP_MAPS_API_KEY": "dummy"}, ["0.0.8"]),
     "baidu-map": ("npm", "@baidumap/mcp-server-baidu-map", [], {"BAIDU_MAP_API_KEY": "dummy"}, ["1.0.5"]),
+    # Captured 2026-12-07, after the text model's block was chosen, and measured once:
+    # the latest version of servers nobody here had read (no pairs, so no verdicts to
+    # check by hand; their strings count as held-out benign wording). Held out.
+    "brave-search": ("npm", "@modelcontextprotocol/server-brave-search", [], {"BRAVE_API_KEY": "dummy"}, ["0.6.2"]),
+    "puppeteer": ("npm", "@modelcontextprotocol/server-puppeteer", [], {}, ["2025.5.12"]),
+    "google-maps": ("npm", "@modelcontextprotocol/server-google-maps", [], {"GOOGLE_MAPS_API_KEY": "dummy"}, ["0.6.2"]),
+    "gitlab": ("npm", "@modelcontextprotocol/server-gitlab", [], {"GITLAB_PERSONAL_ACCESS_TOKEN": "dummy"},
+               ["2025.4.25"]),
+    "stripe": ("npm", "@stripe/mcp", ["--tools=all", "--api-key=sk_test_dummy"], {}, ["0.3.3"]),
+    "youtube-transcript": ("npm", "@kimtaeyoon83/mcp-server-youtube-transcript", [], {}, ["0.1.1"]),
+    "ea-playwright": ("npm", "@executeautomation/playwright-mcp-server", [], {}, ["1.0.12"]),
+    "mermaid": ("npm", "mcp-mermaid", [], {}, ["0.4.1"]),
+    "hubspot": ("npm", "@hubspot/mcp-server", [], {"PRIVATE_APP_ACCESS_TOKEN": "dummy"}, ["0.4.0"]),
+    "excel": ("pypi", "excel-mcp-server", ["stdio"], {"EXCEL_FILES_PATH": "{tmp}"}, ["2.2.2"]),
+    "qdrant": ("pypi", "mcp-server-qdrant", [], {"QDRANT_LOCAL_PATH": "{tmp}/q", "COLLECTION_NAME": "c"}, ["0.8.1"]),
+    "wikipedia": ("pypi", "wikipedia-mcp", [], {}, ["2.0.1"]),
+    "calculator": ("pypi", "mcp-server-calculator", [], {}, ["0.2.1"]),
+    "obsidian": ("pypi", "mcp-obsidian", [], {"OBSIDIAN_API_KEY": "dummy"}, ["0.2.3"]),
+    "pandoc": ("pypi", "mcp-pandoc", [], {}, ["0.11.1"]),
 }
 # The split lives in the corpus (split.tsv) so the Rust tests read the same one.
 HELD_OUT = ["tavily", "exa", "notion", "chrome-devtools", "desktop-commander", "azure", "arxiv", "motherduck",
-            "aws-pricing", "howtocook", "amap", "baidu-map"]
+            "aws-pricing", "howtocook", "amap", "baidu-map", "brave-search", "puppeteer", "google-maps", "gitlab",
+            "stripe", "youtube-transcript", "ea-playwright", "mermaid", "hubspot", "excel", "qdrant", "wikipedia",
+            "calculator", "obsidian", "pandoc"]
 
 
 def published(registry, package, version):
