@@ -90,19 +90,22 @@ SERVERS = {
     "baidu-map": ("npm", "@baidumap/mcp-server-baidu-map", [], {"BAIDU_MAP_API_KEY": "dummy"}, ["1.0.5"]),
     # Captured 2026-12-07, after the text model's block was chosen, and measured once:
     # the latest version of servers nobody here had read (no pairs, so no verdicts to
-    # check by hand; their strings count as held-out benign wording). Held out.
+    # check by hand; their strings count as held-out benign wording). Held out. Tried and
+    # left out, as they cannot start here without the network beyond the registries:
+    # server-puppeteer and @executeautomation/playwright-mcp-server (a browser download),
+    # @stripe/mcp (forwards to mcp.stripe.com), mcp-mermaid and server-everart (their
+    # installs fetch more), mcp-server-qdrant (connects to Qdrant's model host at start).
     "brave-search": ("npm", "@modelcontextprotocol/server-brave-search", [], {"BRAVE_API_KEY": "dummy"}, ["0.6.2"]),
-    "puppeteer": ("npm", "@modelcontextprotocol/server-puppeteer", [], {}, ["2025.5.12"]),
     "google-maps": ("npm", "@modelcontextprotocol/server-google-maps", [], {"GOOGLE_MAPS_API_KEY": "dummy"}, ["0.6.2"]),
     "gitlab": ("npm", "@modelcontextprotocol/server-gitlab", [], {"GITLAB_PERSONAL_ACCESS_TOKEN": "dummy"},
                ["2025.4.25"]),
-    "stripe": ("npm", "@stripe/mcp", ["--tools=all", "--api-key=sk_test_dummy"], {}, ["0.3.3"]),
     "youtube-transcript": ("npm", "@kimtaeyoon83/mcp-server-youtube-transcript", [], {}, ["0.1.1"]),
-    "ea-playwright": ("npm", "@executeautomation/playwright-mcp-server", [], {}, ["1.0.12"]),
-    "mermaid": ("npm", "mcp-mermaid", [], {}, ["0.4.1"]),
+    "aws-kb-retrieval": ("npm", "@modelcontextprotocol/server-aws-kb-retrieval", [],
+                         {"AWS_ACCESS_KEY_ID": "dummy", "AWS_SECRET_ACCESS_KEY": "dummy", "AWS_REGION": "us-east-1"},
+                         ["0.6.2"]),
+    "sentry": ("npm", "@sentry/mcp-server", ["--access-token=dummy"], {}, ["0.39.0"]),
     "hubspot": ("npm", "@hubspot/mcp-server", [], {"PRIVATE_APP_ACCESS_TOKEN": "dummy"}, ["0.4.0"]),
     "excel": ("pypi", "excel-mcp-server", ["stdio"], {"EXCEL_FILES_PATH": "{tmp}"}, ["2.2.2"]),
-    "qdrant": ("pypi", "mcp-server-qdrant", [], {"QDRANT_LOCAL_PATH": "{tmp}/q", "COLLECTION_NAME": "c"}, ["0.8.1"]),
     "wikipedia": ("pypi", "wikipedia-mcp", [], {}, ["2.0.1"]),
     "calculator": ("pypi", "mcp-server-calculator", [], {}, ["0.2.1"]),
     "obsidian": ("pypi", "mcp-obsidian", [], {"OBSIDIAN_API_KEY": "dummy"}, ["0.2.3"]),
@@ -110,8 +113,8 @@ SERVERS = {
 }
 # The split lives in the corpus (split.tsv) so the Rust tests read the same one.
 HELD_OUT = ["tavily", "exa", "notion", "chrome-devtools", "desktop-commander", "azure", "arxiv", "motherduck",
-            "aws-pricing", "howtocook", "amap", "baidu-map", "brave-search", "puppeteer", "google-maps", "gitlab",
-            "stripe", "youtube-transcript", "ea-playwright", "mermaid", "hubspot", "excel", "qdrant", "wikipedia",
+            "aws-pricing", "howtocook", "amap", "baidu-map", "brave-search", "google-maps", "gitlab",
+            "youtube-transcript", "aws-kb-retrieval", "sentry", "hubspot", "excel", "wikipedia",
             "calculator", "obsidian", "pandoc"]
 
 
@@ -121,10 +124,9 @@ def published(registry, package, version):
                                           text=True, check=True).stdout)
         return times[version]
     # The simple index (PEP 691 JSON) names each file's upload time.
-    from pip._internal.models.index import PyPI
     index = json.loads(subprocess.run(
         ["curl", "-sf", "-H", "Accept: application/vnd.pypi.simple.v1+json",
-         f"{os.environ.get('PIP_INDEX_URL', PyPI.simple_url).rstrip('/')}/{package}/"],
+         f"{os.environ.get('PIP_INDEX_URL', 'https://pypi.org/simple').rstrip('/')}/{package}/"],
         capture_output=True, text=True, check=True).stdout)
     stem = package.replace("-", "_").replace(".", "_")
     times = [f["upload-time"] for f in index["files"]
