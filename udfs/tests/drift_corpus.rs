@@ -180,6 +180,10 @@ struct Rates {
     units: usize,
     blocked: Vec<String>,
     warned: Vec<String>,
+    /// Versions reviewed (each server's first, and every later one), and those with at
+    /// least one string blocked: what a gate run on each release would have stopped.
+    releases: usize,
+    releases_blocked: usize,
 }
 
 /// The text review on real wording: every string a model reads in the first captured
@@ -198,6 +202,8 @@ fn benign(split_name: &str) -> (usize, Rates) {
             let cur = capture(&server, v);
             let before = prev.as_ref().map(strings).unwrap_or_default();
             r.units += strings(&cur).difference(&before).count();
+            r.releases += 1;
+            let blocked_before = r.blocked.len();
             for c in review_changes(prev.as_ref(), &cur) {
                 let line = format!(
                     "{server} {v}: {} {}{}: {}",
@@ -209,6 +215,7 @@ fn benign(split_name: &str) -> (usize, Rates) {
                     r.warned.push(line);
                 }
             }
+            r.releases_blocked += usize::from(r.blocked.len() > blocked_before);
             prev = Some(cur);
         }
     }
@@ -329,7 +336,8 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
         let pct = |x: usize, n: usize| 100.0 * x as f64 / n.max(1) as f64;
         report.push_str(&format!(
             "{sp}: poisoning {n} texts: {flagged} flagged ({:.1} %), {blocked} blocked ({:.1} %); \
-             benign {servers} servers, {} strings: {} blocked ({:.2} %), {} warned ({:.2} %)\n",
+             benign {servers} servers, {} strings: {} blocked ({:.2} %), {} warned ({:.2} %); \
+             {} of {} releases with a string blocked\n",
             pct(flagged, n),
             pct(blocked, n),
             b.units,
@@ -337,6 +345,8 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             pct(b.blocked.len(), b.units),
             b.warned.len(),
             pct(b.warned.len(), b.units),
+            b.releases_blocked,
+            b.releases,
         ));
         for (prefix, (bn, bf, bb)) in BATCHES.iter().zip(batches) {
             report.push_str(&format!(
@@ -432,6 +442,10 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             assert!(pct(blocked, n) >= 82.4, "{report}");
             assert!(pct(b.blocked.len(), b.units) <= 1.0, "{report}");
             assert!(pct(b.warned.len(), b.units) <= 5.0, "{report}");
+            // Per release, what a gate run on each version would have stopped (counted
+            // since 2026-12-07): 8 of 50 held-out versions have a string blocked, 6 by
+            // the rules alone. No target in the issue; held so it cannot grow unnoticed.
+            assert!(b.releases_blocked <= 8, "{report}");
         }
     }
 }
