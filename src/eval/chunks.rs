@@ -32,7 +32,7 @@ use datafusion::physical_plan::sorts::sort_preserving_merge::SortPreservingMerge
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::prelude::SessionContext;
-use futures::{FutureExt, StreamExt};
+use futures::StreamExt;
 
 use crate::engine::query::conform;
 use crate::engine::session::{Session, TableFormat};
@@ -85,6 +85,7 @@ const SPLIT_ROWS: usize = 65_536;
 
 /// One table filled chunk by chunk: where its rows come from, and the in-memory table the
 /// views read.
+#[derive(Clone)]
 pub struct ChunkTable {
     pub name: &'static str,
     pub source: Arc<dyn TableProvider>,
@@ -400,10 +401,12 @@ async fn estimated_steps(session: &Session, tables: &[ChunkTable]) -> Result<u64
 }
 
 /// Fills a chunk's views from its tables (those that read no chunked table only for the
-/// `first` chunk), each as soon as what it reads is, several at once: one view's plan
-/// alone keeps both cores busy only part of the time (a final sort, a single-partition
-/// window). The policy oracle is asked once the views it reads are filled, and the views
-/// that read its answers wait for it. Returns the calls the oracle checked.
+/// `first` chunk), each as soon as what it reads is, several at once, each a task of its
+/// own: one view's plan alone keeps both cores busy only part of the time (a final sort,
+/// a single-partition window), and the part of a plan its caller drives runs on the
+/// caller's thread. The policy oracle is asked once the views it reads are filled, and the
+/// views that read its answers wait for it. Returns the calls the oracle checked. On an
+/// error the tasks still running are stopped (a `JoinSet` aborts them when dropped).
 async fn fill_views(
     ctx: &SessionContext,
     views: &[ChunkTable],
@@ -415,7 +418,7 @@ async fn fill_views(
     let mut filled: Vec<&str> = kept.iter().map(|v| v.name).collect();
     let mut asked = false;
     let mut checked = 0;
-    let mut running = futures::stream::FuturesUnordered::new();
+    let mut running = tokio::task::JoinSet::new();
     loop {
         let ready = |v: &&ChunkTable, filled: &[&str]| {
             v.reads.iter().all(|r| filled.contains(r))
@@ -424,7 +427,8 @@ async fn fill_views(
         let (now, later): (Vec<_>, Vec<_>) = waiting.into_iter().partition(|v| ready(v, &filled));
         waiting = later;
         for v in now {
-            running.push(async move { v.load(ctx).await.map(|()| (v.name, 0)) }.boxed());
+            let (ctx, v) = (ctx.clone(), v.clone());
+            running.spawn(async move { v.load(&ctx).await.map(|()| (v.name, 0)) });
         }
         if !asked
             && crate::eval::oracle::READS
@@ -432,11 +436,13 @@ async fn fill_views(
                 .all(|r| filled.contains(r))
         {
             asked = true;
-            running.push(async move { ask_oracle(ctx, opts).await.map(|n| (oracle, n)) }.boxed());
+            let (ctx, asking) = (ctx.clone(), opts.oracle.cloned());
+            running.spawn(async move { ask_oracle(&ctx, asking).await.map(|n| (oracle, n)) });
         }
-        match running.next().await {
+        match running.join_next().await {
             Some(done) => {
-                let (name, n) = done?;
+                let (name, n) =
+                    done.map_err(|e| Error::Bug(format!("a view's fill stopped: {e}")))??;
                 filled.push(name);
                 checked += n;
             }
@@ -452,9 +458,12 @@ async fn fill_views(
     }
 }
 
-async fn ask_oracle(ctx: &SessionContext, opts: &Options<'_>) -> Result<usize> {
-    match opts.oracle {
-        Some((cmd, timeout)) => crate::eval::oracle::run(ctx, cmd, *timeout).await,
+async fn ask_oracle(
+    ctx: &SessionContext,
+    oracle: Option<(String, std::time::Duration)>,
+) -> Result<usize> {
+    match oracle {
+        Some((cmd, timeout)) => crate::eval::oracle::run(ctx, &cmd, timeout).await,
         None => Ok(0),
     }
 }
