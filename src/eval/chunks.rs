@@ -279,6 +279,18 @@ fn profiling() -> bool {
     std::env::var_os("GROUNDCHECK_PROFILE").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
+/// With `GROUNDCHECK_PROFILE`: how long `what` took since `start`, and when.
+pub(crate) fn profile_since(what: &str, start: std::time::Instant) {
+    if profiling() {
+        eprintln!(
+            "profile: {what} in {:?} (from {:?} to {:?})",
+            start.elapsed(),
+            start - *CLOCK,
+            CLOCK.elapsed()
+        );
+    }
+}
+
 /// Runs the labels query over the filled chunk, each batch to `each`.
 async fn run_labels(
     ctx: &SessionContext,
@@ -345,9 +357,11 @@ pub(crate) async fn write_labels(
             .tempdir_in(dir)
             .map_err(|e| Error::io(dir.display(), e))?;
         crate::output::track_temporary(tmp.path());
+        let start = std::time::Instant::now();
         for t in tables {
             split(ctx, t, n, tmp.path()).await?;
         }
+        profile_since(&format!("split into {n} chunks"), start);
         let mut sorted = Vec::new();
         let mut labeled = 0;
         for k in 0..n {
@@ -373,10 +387,12 @@ pub(crate) async fn write_labels(
         for t in tables.iter().chain(views.iter()) {
             t.fill(Vec::new()).await;
         }
+        let start = std::time::Instant::now();
         let mut merged = merge(&schema, sorted, ctx.task_ctx())?;
         while let Some(b) = merged.next().await {
             out.write(&b?)?;
         }
+        profile_since("chunks merged and written", start);
     }
     Ok(done)
 }

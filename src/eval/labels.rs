@@ -136,7 +136,9 @@ impl Labeler {
             drop(out);
             return Err(Error::Input(why));
         }
+        let start = std::time::Instant::now();
         out.finish()?;
+        chunks::profile_since("labels files finished", start);
         Ok(done)
     }
 }
