@@ -203,13 +203,7 @@ impl ChunkTable {
             .collect()
             .await?;
         if profiling() {
-            eprintln!(
-                "profile: {} filled in {:?} (from {:?} to {:?})",
-                self.name,
-                start.elapsed(),
-                start - *CLOCK,
-                CLOCK.elapsed()
-            );
+            profile_since(&format!("{} filled", self.name), start);
         }
         let rows = rows
             .into_iter()
@@ -304,11 +298,9 @@ async fn run_labels(
         each(b?)?;
     }
     if profiling() {
+        profile_since("labels query", start);
         eprintln!(
-            "profile: labels query in {:?} (from {:?} to {:?})\n{}",
-            start.elapsed(),
-            start - *CLOCK,
-            CLOCK.elapsed(),
+            "{}",
             datafusion::physical_plan::display::DisplayableExecutionPlan::with_metrics(
                 plan.as_ref()
             )
