@@ -292,13 +292,13 @@ fn poisoned(e: &serde_json::Value) -> Option<Action> {
 /// string of the published servers' captured versions (split by server, split.tsv).
 /// The batches written after the first corpus, counted apart: how far the rules carry to
 /// wording written after them (each batch's header in poisoning.jsonl says what it holds).
-const BATCHES: [&str; 12] = [
-    "b3-", "b4-", "b5-", "b6-", "b7-", "b8-", "b9-", "b10-", "b11-", "b12-", "b13-", "b14-",
+const BATCHES: [&str; 13] = [
+    "b3-", "b4-", "b5-", "b6-", "b7-", "b8-", "b9-", "b10-", "b11-", "b12-", "b13-", "b14-", "b15-",
 ];
 
 /// Tuned on `tune` only; on `held-out`: at most 1 % of benign strings blocked and 5 %
-/// warned, and at least 94.9 % of poisoning flagged and 82.4 % blocked (as measured; the
-/// issue's targets are 95 % and 80 %).
+/// warned, and at least 95 % of poisoning flagged and 80 % blocked (the issue's targets;
+/// as measured, 95.6 % and 83.4 %).
 #[test]
 fn text_review_rates_on_held_out_poisoning_and_real_wording() {
     let poison = std::fs::read_to_string(corpus().join("../drift-text/poisoning.jsonl")).unwrap();
@@ -435,17 +435,28 @@ fn text_review_rates_on_held_out_poisoning_and_real_wording() {
             // servers 19, 16 of them the model's, all HubSpot's: 15 of its parameters repeat
             // one sentence), 98 warned (1.63 %). Without the model's block: 203 (79.0 %) and
             // 17 (0.28 %). The model retrained on the tune part with the batch's tune half:
-            // flagged 244 (94.9 %), blocked 212, benign 36 and 95 (1.58 %).
-            // Held at what was measured so it cannot slip unnoticed (it falls with each
-            // new batch: new held-out wording, not a regression).
-            assert!(pct(flagged, n) >= 94.9, "{report}");
-            assert!(pct(blocked, n) >= 82.4, "{report}");
+            // flagged 244 (94.9 %), blocked 212, benign 36 and 95 (1.58 %). The fifteenth
+            // batch (34 texts, 14 held out) and sixteen more servers split by a hash of
+            // their names (8 tune, 8 held out: 7,376 strings), measured once as they came:
+            // held out 257 of 271 flagged (94.8 %), blocked 225 (83.0 %), benign 32
+            // servers, 13,400 strings: 39 blocked (0.29 %), 162 warned (1.21 %), 11 of 58
+            // releases stopped. Then tuned on the tune part only (its new servers' false
+            // blocks: a note to the model with no target, a target and a directive in
+            // different sentences, "do not ask the user to run it", "must not proceed
+            // without approval", a conversation's id, an identifier offered as an enum
+            // value; its misses: nslookup, "every credential") and the model retrained,
+            // measured once: flagged 259 (95.6 %), blocked 226 (83.4 %), benign 24
+            // (0.18 %) and 228 (1.70 %); on the eight new held-out servers 0 blocked and
+            // 93 warned (1.26 %).
+            assert!(pct(flagged, n) >= 95.0, "{report}");
+            assert!(pct(blocked, n) >= 83.0, "{report}");
             assert!(pct(b.blocked.len(), b.units) <= 1.0, "{report}");
             assert!(pct(b.warned.len(), b.units) <= 5.0, "{report}");
             // Per release, what a gate run on each version would have stopped (counted
-            // since 2026-12-07): 8 of 50 held-out versions have a string blocked, 6 by
-            // the rules alone. No target in the issue; held so it cannot grow unnoticed.
-            assert!(b.releases_blocked <= 8, "{report}");
+            // since 2026-12-07): 8 of 50 held-out versions had a string blocked, 6 by
+            // the rules alone; 7 of 58 since the fifteenth batch's tuning (0 of the 8 new
+            // servers). No target in the issue; held so it cannot grow unnoticed.
+            assert!(b.releases_blocked <= 7, "{report}");
         }
     }
 }
