@@ -3,9 +3,10 @@
 //! split of the drift corpus only (real servers' strings against poisoning texts; the
 //! trainer is `text_model_is_the_one_the_tune_split_trains` in udfs/tests/drift_corpus.rs,
 //! which also checks the committed weights are what it trains). Alone it only warns. It
-//! blocks only a text the rules already warn on for a sensitive target (a credential,
-//! the user's data, another tool's data, an outside address), when it is sure that text
-//! is an instruction: the two signals, one read by the rules, one learned.
+//! blocks only a text the rules already warn on for a sensitive target (a credential's
+//! place, the conversation, the user's or another tool's data, or a credential or an
+//! outside address with data moving to it in one sentence), when it is sure that text is
+//! an instruction: the two signals, one read by the rules, one learned.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::LazyLock;
