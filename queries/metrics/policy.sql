@@ -14,10 +14,23 @@
 -- nulls: violations is NULL for a call without a result or whose result is not JSON;
 --   policy_scope is NULL when no policy row applies; checked says whether any oracle
 --   looked at the call
-WITH applicable AS (
-  SELECT t.run_id, t.server, t.case_id, t.as_user, p.scope, p.row_filter, p.allowed_columns, p.masked_columns,
-    row_number() OVER (PARTITION BY t.run_id, t.server, t.case_id ORDER BY p.as_user IS NULL, p.scope) AS n
-  FROM tasks t JOIN policies p ON p.as_user = t.as_user OR (p.as_user IS NULL AND p.role = t.user_role)
+WITH ranked AS (
+  -- Every policy row in the order a task picks by: the user's own row first, then the
+  -- role's; by scope among rows of one kind, then by the rest of the row, so that the
+  -- order is total (rows equal on all of it are the same policy). A window over the
+  -- policies alone; each task then takes its least rank, an integer aggregate (a
+  -- row_number() over each task's rows cost several times as much, benches/RESULTS.md).
+  SELECT p.*, row_number() OVER (ORDER BY p.as_user IS NULL, p.scope, p.row_filter, p.allowed_columns, p.masked_columns) AS pick
+  FROM policies p
+),
+chosen AS (
+  SELECT t.run_id, t.server, t.case_id, min(p.pick) AS pick
+  FROM tasks t JOIN ranked p ON p.as_user = t.as_user OR (p.as_user IS NULL AND p.role = t.user_role)
+  GROUP BY t.run_id, t.server, t.case_id
+),
+applicable AS (
+  SELECT c.run_id, c.server, c.case_id, p.scope, p.row_filter, p.allowed_columns, p.masked_columns
+  FROM chosen c JOIN ranked p ON p.pick = c.pick
 ),
 checked AS (
   SELECT k.run_id, k.server, k.case_id, k.trace_id, k.call_id, k.tool, k.credential_subject,
@@ -27,7 +40,7 @@ checked AS (
       THEN policy_violations(k.result, a.row_filter, a.allowed_columns, a.masked_columns) END AS oracle
   FROM calls k
   JOIN tasks t ON t.run_id = k.run_id AND t.server = k.server AND t.case_id = k.case_id
-  LEFT JOIN applicable a ON a.run_id = k.run_id AND a.server = k.server AND a.case_id = k.case_id AND a.n = 1
+  LEFT JOIN applicable a ON a.run_id = k.run_id AND a.server = k.server AND a.case_id = k.case_id
   LEFT JOIN tool_lineage l ON l.server = k.server AND l.tool = k.tool
 )
 SELECT c.run_id, c.server, c.case_id, c.trace_id, c.call_id, c.tool, c.as_user, c.credential_subject, c.policy_scope,

@@ -38,7 +38,9 @@ fn word(c: char) -> bool {
 pub fn has_term(text: &str, term: &str) -> bool {
     let (text, term) = (text.to_lowercase(), term.to_lowercase());
     let parts: Vec<&str> = term.split_whitespace().collect();
-    if parts.is_empty() {
+    // Each word must be in the text as it is: most pairs of a question and a glossary
+    // term end here, before the text is cut into characters.
+    if parts.is_empty() || !parts.iter().all(|p| text.contains(p)) {
         return false;
     }
     let chars: Vec<(usize, char)> = text.char_indices().collect();
