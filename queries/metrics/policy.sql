@@ -2,7 +2,8 @@
 -- definition: seed 000, policy violation: a call "that returned at least one row or column
 --   the as_user is not entitled to". The oracle is policy_violations over the call's result
 --   with the policy of the case's as_user: the policies row for that user, else the row for
---   the user's role. Also kept as evidence: a call whose credential does not carry the end
+--   the user's role. Our choice where several rows apply: by scope, then by the rest of the
+--   row (so the pick never depends on row order). Also kept as evidence: a call whose credential does not carry the end
 --   user's identity (credential_subject differs from as_user). When an external oracle
 --   ran (--policy-oracle), its verdicts (oracle_verdicts) are added to the built-in ones.
 --   Our choice: a call whose result is an error, or of a tool that reads no data field
