@@ -370,8 +370,26 @@ pub(crate) async fn write_labels(
             .map_err(|e| Error::io(dir.display(), e))?;
         crate::output::track_temporary(tmp.path());
         let start = std::time::Instant::now();
-        for t in tables {
-            split(ctx, t, n, tmp.path()).await?;
+        // Side by side, each a task of its own: a project's cases are one file, read on
+        // one thread, while its steps' files are read in parallel. Both run to the end,
+        // so that of two failures the one reported is always the first table's.
+        let mut splits = tokio::task::JoinSet::new();
+        for (i, t) in tables.iter().enumerate() {
+            let (ctx, t, dir) = (ctx.clone(), t.clone(), tmp.path().to_path_buf());
+            splits.spawn(async move {
+                let start = std::time::Instant::now();
+                let done = split(&ctx, &t, n, &dir).await;
+                profile_since(&format!("{} split", t.name), start);
+                (i, done)
+            });
+        }
+        let mut ended = Vec::new();
+        while let Some(d) = splits.join_next().await {
+            ended.push(d.map_err(|e| Error::Bug(format!("a split stopped: {e}")))?);
+        }
+        ended.sort_by_key(|(i, _)| *i);
+        for (_, d) in ended {
+            d?;
         }
         profile_since(&format!("split into {n} chunks"), start);
         let mut sorted = Vec::new();

@@ -370,6 +370,36 @@ fn a_failed_label_run_leaves_nothing_behind() {
     }
 }
 
+/// Steps and cases are split into chunks side by side; when both have a bad line, the
+/// error is the steps' one every time, as when they were read one after the other.
+#[test]
+fn of_two_bad_tables_the_steps_error_is_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Long enough that `--chunk-steps 1` makes several chunks (steps are estimated from
+    // the size of JSON lines).
+    let long = GOOD.replace("\"hi\"", &format!("\"{}\"", "h".repeat(4000)));
+    project(tmp.path(), br#"{"run_id":"r1","step":"two"}"#);
+    let traces = tmp.path().join("p/traces/a.jsonl");
+    let mut body = std::fs::read_to_string(&traces).unwrap();
+    body.push_str(&long);
+    body.push('\n');
+    std::fs::write(&traces, body).unwrap();
+    std::fs::write(
+        tmp.path().join("p/cases.jsonl"),
+        "{\"case_id\":\"c1\",\"question\":\"q\",\"gold\":{\"answer\":\"1\"}}\n{\"case_id\": 7}\n",
+    )
+    .unwrap();
+    for _ in 0..3 {
+        let r = run(
+            tmp.path(),
+            &["label", "--data", "p", "--out", "out", "--chunk-steps", "1"],
+        );
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(r.stderr.contains("p/traces/a.jsonl:2: "), "{}", r.stderr);
+        assert!(!r.stderr.contains("cases.jsonl"), "{}", r.stderr);
+    }
+}
+
 #[test]
 fn label_and_report_with_nothing_to_label_fail_and_leave_earlier_outputs() {
     let tmp = tempfile::tempdir().unwrap();
