@@ -203,6 +203,9 @@ impl ChunkTable {
         let plan = datafusion::dataframe::DataFrame::new(state, plan)
             .create_physical_plan()
             .await?;
+        if profiling() {
+            profile_since(&format!("{} planned", self.name), start);
+        }
         let rows = datafusion::physical_plan::collect(plan.clone(), task).await?;
         if profiling() {
             profile_since(&format!("{} filled", self.name), start);

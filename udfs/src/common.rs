@@ -228,9 +228,17 @@ impl<K: Hash + Eq, V: Clone> Memo<K, V> {
     }
 
     pub fn get_or(&self, key: K, compute: impl FnOnce() -> V) -> V {
+        self.get_or_if(key, |_| true, compute)
+    }
+
+    /// As `get_or`, a kept result counting only when `valid` says it answers this call
+    /// (a key that is a hash of the inputs: the result keeps its inputs to compare).
+    pub fn get_or_if(&self, key: K, valid: impl Fn(&V) -> bool, compute: impl FnOnce() -> V) -> V {
         {
             let g = self.map.lock().expect("memo lock");
-            if let Some(v) = g.new.get(&key).or_else(|| g.old.get(&key)) {
+            if let Some(v) = g.new.get(&key).or_else(|| g.old.get(&key))
+                && valid(v)
+            {
                 return v.clone();
             }
         }
@@ -251,22 +259,46 @@ impl<K: Hash + Eq, V: Clone> Memo<K, V> {
 /// still be there. An entry is a few hundred bytes beside its SQL text.
 const ANALYSES: usize = 16_384;
 
-type AnalysisKey = (String, String, u64);
-static ANALYSED: LazyLock<Memo<AnalysisKey, Arc<Analysis>>> = LazyLock::new(|| Memo::new(ANALYSES));
+/// The memo of analyses is split by key so that the cores labeling side by side seldom
+/// wait on one lock; each part keeps `ANALYSES / SHARDS` to twice that.
+const SHARDS: usize = 16;
+
+/// An analysis with the inputs it answers. The memo is keyed by a hash of those (a lookup
+/// copies nothing): a kept entry whose inputs differ is a collision, and is analysed anew.
+struct Analysed {
+    sql: Box<str>,
+    dialect: Box<str>,
+    catalog: u64,
+    analysis: Arc<Analysis>,
+}
+
+static ANALYSED: LazyLock<Vec<Memo<u64, Arc<Analysed>>>> =
+    LazyLock::new(|| (0..SHARDS).map(|_| Memo::new(ANALYSES / SHARDS)).collect());
 
 /// The analysis of a row's SQL, from the memo when it was analysed before.
 pub fn analysis(row: &SqlRow) -> Arc<Analysis> {
-    let key = (
-        row.sql.to_string(),
-        row.dialect_name.to_string(),
+    use std::hash::BuildHasher;
+    let key = foldhash::fast::FixedState::default().hash_one((
+        row.sql,
+        row.dialect_name,
         row.catalog_key,
-    );
-    ANALYSED.get_or(key, || {
-        Arc::new(match row.dialect() {
-            Ok(d) => analyse(row.sql, &d, &row.catalog),
-            Err(reason) => Analysis::failed(reason),
+    ));
+    let shard = &ANALYSED[(key >> 32) as usize % SHARDS];
+    let same = |a: &Arc<Analysed>| {
+        a.catalog == row.catalog_key && *a.sql == *row.sql && *a.dialect == *row.dialect_name
+    };
+    let found = shard.get_or_if(key, same, || {
+        Arc::new(Analysed {
+            sql: row.sql.into(),
+            dialect: row.dialect_name.into(),
+            catalog: row.catalog_key,
+            analysis: Arc::new(match row.dialect() {
+                Ok(d) => analyse(row.sql, &d, &row.catalog),
+                Err(reason) => Analysis::failed(reason),
+            }),
         })
-    })
+    });
+    found.analysis.clone()
 }
 
 /// One row's inputs to a SQL-analysing function.
@@ -383,6 +415,38 @@ mod tests {
             b.append(true);
         }
         Arc::new(b.finish())
+    }
+
+    /// A kept result that does not answer the call (a hash collision) is computed anew
+    /// and replaces it.
+    #[test]
+    fn memo_computes_again_what_a_kept_result_does_not_answer() {
+        let m: Memo<u32, (u32, &str)> = Memo::new(4);
+        assert_eq!(m.get_or_if(1, |v| v.1 == "a", || (10, "a")), (10, "a"));
+        assert_eq!(m.get_or_if(1, |v| v.1 == "a", || (99, "a")), (10, "a"));
+        assert_eq!(m.get_or_if(1, |v| v.1 == "b", || (20, "b")), (20, "b"));
+        assert_eq!(m.get_or_if(1, |v| v.1 == "b", || (99, "b")), (20, "b"));
+    }
+
+    /// The same SQL asked again is answered from the memo, with its own analysis.
+    #[test]
+    fn analyses_are_kept_per_sql_dialect_and_catalog() {
+        let catalog = Arc::new(Catalog::from_entries(["orders.id pk", "orders.total"]));
+        let row = |sql, dialect, catalog_key| SqlRow {
+            sql,
+            dialect_name: dialect,
+            catalog: catalog.clone(),
+            catalog_key,
+        };
+        let a = analysis(&row("SELECT total FROM orders", "generic", 7));
+        let again = analysis(&row("SELECT total FROM orders", "generic", 7));
+        assert!(Arc::ptr_eq(&a, &again));
+        assert!(a.fields.fields.iter().eq(["orders.total"]));
+        let other = analysis(&row("SELECT id FROM orders", "generic", 7));
+        assert!(other.fields.fields.iter().eq(["orders.id"]));
+        let elsewhere = analysis(&row("SELECT total FROM orders", "nope", 7));
+        assert!(!Arc::ptr_eq(&a, &elsewhere));
+        assert!(!elsewhere.fields.reasons.is_empty());
     }
 
     #[test]

@@ -133,6 +133,9 @@ pub struct Catalog {
     by_name: HashMap<String, Vec<usize>>,
     /// Annotations by field name, lower-cased.
     info: HashMap<String, ColumnInfo>,
+    /// Every way a reference can name a field (`field_named`): its lower-cased name and
+    /// each dotted suffix of it, to the fields so named.
+    by_suffix: HashMap<String, Vec<String>>,
 }
 
 #[derive(Debug, Clone)]
@@ -254,6 +257,16 @@ impl Catalog {
                 cols.push((column.to_string(), entry.to_string()));
             }
         }
+        for (_, field) in cat.tables.iter().flat_map(|t| t.columns.iter()) {
+            let lower = field.to_lowercase();
+            let suffixes = lower.match_indices('.').map(|(i, _)| &lower[i + 1..]);
+            for name in std::iter::once(lower.as_str()).chain(suffixes) {
+                cat.by_suffix
+                    .entry(name.to_string())
+                    .or_default()
+                    .push(field.clone());
+            }
+        }
         cat
     }
 
@@ -262,19 +275,13 @@ impl Catalog {
         self.info.get(&field.to_lowercase())
     }
 
-    /// The field a written reference (`customers.id`) means, if the catalog has it.
+    /// The field a written reference (`customers.id`) means, if the catalog has it: the one
+    /// field whose lower-cased name is the reference's, or ends with `.` and it.
     pub fn field_named(&self, written: &str) -> Option<String> {
-        let lower = written.to_lowercase();
-        let mut hits = self
-            .tables
-            .iter()
-            .flat_map(|t| t.columns.iter())
-            .filter(|(_, f)| {
-                let f = f.to_lowercase();
-                f == lower || f.ends_with(&format!(".{lower}"))
-            });
-        let first = hits.next()?;
-        hits.next().is_none().then(|| first.1.clone())
+        match self.by_suffix.get(&written.to_lowercase())?.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -359,6 +366,17 @@ mod tests {
             None,
             "two fields end in orders.id"
         );
+        // Any case, any dotted suffix, never part of a name.
+        assert_eq!(
+            cat.field_named("TOTAL_Cents").as_deref(),
+            Some("orders.total_cents")
+        );
+        assert_eq!(
+            cat.field_named("X.orders.ID").as_deref(),
+            Some("x.orders.id")
+        );
+        assert_eq!(cat.field_named("ders.id"), None);
+        assert_eq!(cat.field_named("nope"), None);
     }
 
     #[test]
