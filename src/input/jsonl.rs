@@ -114,8 +114,9 @@ struct Reader {
     progress: Option<Progress>,
     current: Option<OpenFile>,
     done: bool,
-    /// Unique keys seen so far, with the file and line that had each first.
-    seen: std::collections::HashMap<String, (String, u64)>,
+    /// Unique keys seen so far, with the file (shared by its lines) and line that had each
+    /// first.
+    seen: std::collections::HashMap<String, (Arc<str>, u64)>,
 }
 
 struct OpenFile {
@@ -280,7 +281,7 @@ impl Reader {
                                 self.bad_line(display, number, problem, line.raw())?;
                             }
                             (Some(k), None) => {
-                                self.seen.insert(k, (display.to_string(), number));
+                                self.seen.insert(k, (display.clone(), number));
                                 keep.push(true);
                                 rows += 1;
                             }
