@@ -26,7 +26,7 @@ fn main() -> ExitCode {
     // A verb that ends keeps the memory it frees for its next use instead of returning it
     // after a second (mimalloc's purge delay): chunked labeling frees and takes back about
     // the same memory every chunk, and each page taken back is zeroed again (1M tasks:
-    // 0.5M page faults and 3 s more wall time; benches/RESULTS.md). Its peak is what it
+    // 0.5M page faults and 2-3 s more wall time; benches/RESULTS.md). Its peak is what it
     // holds at most anyway. MIMALLOC_PURGE_DELAY, when set, still decides.
     if !SERVERS.contains(&verb.as_str()) && std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         // SAFETY: sets an integer option of the allocator this binary links (`ALLOCATOR`);
