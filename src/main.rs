@@ -13,6 +13,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 // mimalloc's `mi_option_purge_delay` (15 in the mimalloc.h of both its v2 and v3).
 const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
 
+// Declared here: libmimalloc-sys declares it behind its `extended` feature, which needs
+// the `cty` crate, not in Cargo.lock (and the symbol is linked either way).
 unsafe extern "C" {
     fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
 }
