@@ -1,8 +1,13 @@
 //! Writing labels as they arrive: `labels.jsonl` and `labels.parquet` side by side, each
 //! under a temporary name until `finish`, so a million tasks never sit in memory at once.
+//! The JSON lines are encoded on a thread of their own: after the last chunk the merge
+//! and the Parquet encoding keep one core busy and the JSON encoding (half of the time
+//! the writing took at 1M tasks, benches/RESULTS.md) the other.
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{SyncSender, sync_channel};
+use std::thread::JoinHandle;
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
@@ -13,7 +18,7 @@ use crate::output::{ParquetFile, Rebatcher, temp_name};
 /// `labels.jsonl` and `labels.parquet` in a folder, written batch by batch. Dropped
 /// unfinished (an error on the way), it removes both temporary files.
 pub struct LabelWriter {
-    jsonl: Option<arrow::json::LineDelimitedWriter<BufWriter<std::fs::File>>>,
+    jsonl: Option<JsonLines>,
     jsonl_tmp: PathBuf,
     jsonl_path: PathBuf,
     parquet: Option<ParquetFile>,
@@ -30,7 +35,7 @@ impl LabelWriter {
         let file =
             std::fs::File::create(&jsonl_tmp).map_err(|e| Error::io(jsonl_tmp.display(), e))?;
         Ok(Self {
-            jsonl: Some(arrow::json::LineDelimitedWriter::new(BufWriter::new(file))),
+            jsonl: Some(JsonLines::start(file, jsonl_tmp.clone())?),
             jsonl_tmp,
             jsonl_path,
             parquet: Some(parquet),
@@ -60,16 +65,11 @@ impl LabelWriter {
         if let Some(last) = self.rebatch.finish()? {
             parquet.write(&last)?;
         }
-        let mut jsonl = self.jsonl.take().expect("finished once");
-        let done = jsonl
+        let done = self
+            .jsonl
+            .take()
+            .expect("finished once")
             .finish()
-            .map_err(Error::from)
-            .and_then(|_| {
-                jsonl
-                    .into_inner()
-                    .flush()
-                    .map_err(|e| Error::io(self.jsonl_tmp.display(), e))
-            })
             .and_then(|_| {
                 crate::output::set::replace(&self.jsonl_tmp, &self.jsonl_path)
                     .map_err(|e| Error::io(self.jsonl_path.display(), e))
@@ -86,8 +86,68 @@ impl LabelWriter {
 
 impl Drop for LabelWriter {
     fn drop(&mut self) {
-        if self.jsonl.take().is_some() {
+        if let Some(jsonl) = self.jsonl.take() {
+            let _ = jsonl.finish();
             let _ = std::fs::remove_file(&self.jsonl_tmp);
+        }
+    }
+}
+
+/// Batches this many ahead of the JSON lines' thread at most: a bound on what waits.
+const JSON_QUEUE: usize = 4;
+
+/// JSON lines written by a thread of their own, batch by batch, in the order sent.
+struct JsonLines {
+    send: Option<SyncSender<RecordBatch>>,
+    thread: Option<JoinHandle<Result<()>>>,
+}
+
+impl JsonLines {
+    fn start(file: std::fs::File, path: PathBuf) -> Result<Self> {
+        let (send, batches) = sync_channel::<RecordBatch>(JSON_QUEUE);
+        let thread = std::thread::Builder::new()
+            .name("labels.jsonl".into())
+            .spawn(move || {
+                let mut w = arrow::json::LineDelimitedWriter::new(BufWriter::new(file));
+                for b in batches {
+                    w.write(&b)?;
+                }
+                w.finish()?;
+                w.into_inner()
+                    .flush()
+                    .map_err(|e| Error::io(path.display(), e))
+            })
+            .map_err(|e| Error::Bug(format!("no thread to write labels.jsonl: {e}")))?;
+        Ok(Self {
+            send: Some(send),
+            thread: Some(thread),
+        })
+    }
+
+    /// Hands a batch to the thread; its error, if it has stopped on one.
+    fn write(&mut self, b: &RecordBatch) -> Result<()> {
+        let send = self.send.as_ref().expect("open until finish");
+        if send.send(b.clone()).is_err() {
+            // The thread ended early: only an error ends it before `finish`.
+            return Err(self.join().err().unwrap_or_else(|| {
+                Error::Bug("the labels.jsonl thread ended before its last batch".into())
+            }));
+        }
+        Ok(())
+    }
+
+    /// Waits for every batch sent to be written and the file flushed.
+    fn finish(mut self) -> Result<()> {
+        self.join()
+    }
+
+    fn join(&mut self) -> Result<()> {
+        self.send = None;
+        match self.thread.take() {
+            Some(t) => t
+                .join()
+                .map_err(|_| Error::Bug("the labels.jsonl thread panicked".into()))?,
+            None => Ok(()),
         }
     }
 }
