@@ -25,9 +25,18 @@ WITH ranked AS (
   FROM policies p
 ),
 chosen AS (
-  SELECT t.run_id, t.server, t.case_id, min(p.pick) AS pick
-  FROM tasks t JOIN ranked p ON p.as_user = t.as_user OR (p.as_user IS NULL AND p.role = t.user_role)
-  GROUP BY t.run_id, t.server, t.case_id
+  -- The user's rows and the role's rows, two equality joins: one join on their OR is a
+  -- nested loop over every task and every policy row. The two never share a row (a
+  -- role's row has no as_user), so min() sees the same picks.
+  SELECT run_id, server, case_id, min(pick) AS pick
+  FROM (
+    SELECT t.run_id, t.server, t.case_id, p.pick
+    FROM tasks t JOIN ranked p ON p.as_user = t.as_user
+    UNION ALL
+    SELECT t.run_id, t.server, t.case_id, p.pick
+    FROM tasks t JOIN ranked p ON p.as_user IS NULL AND p.role = t.user_role
+  ) m
+  GROUP BY run_id, server, case_id
 ),
 applicable AS (
   SELECT c.run_id, c.server, c.case_id, p.scope, p.row_filter, p.allowed_columns, p.masked_columns
