@@ -432,6 +432,7 @@ pub(crate) async fn write_labels(
         }
         profile_since(&format!("split into {n} chunks"), start);
         let mut sorted = Vec::new();
+        let mut removing = Vec::new();
         let mut labeled = 0;
         for k in 0..n {
             on_chunk(k + 1, n, labeled);
@@ -440,7 +441,9 @@ pub(crate) async fn write_labels(
                 let mut rows = read_ipc(&part)?;
                 // Read whole: removed now, on another thread, rather than all at the end
                 // on this one (~0.6 s of unlinking at 1M tasks); what stays goes with `tmp`.
-                tokio::task::spawn_blocking(move || std::fs::remove_file(part));
+                removing.push(tokio::task::spawn_blocking(move || {
+                    std::fs::remove_file(part)
+                }));
                 rows.extend(read_ipc(&part_path(tmp.path(), t.name, n))?);
                 t.fill(crate::output::rebatch(&t.mem.schema(), &rows)?)
                     .await;
@@ -459,6 +462,10 @@ pub(crate) async fn write_labels(
         }
         for t in tables.iter().chain(views.iter()) {
             t.fill(Vec::new()).await;
+        }
+        // Done before `tmp` goes, which removes what they did not.
+        for r in removing {
+            let _ = r.await;
         }
         let start = std::time::Instant::now();
         let mut merged = merge(&schema, sorted, ctx.task_ctx())?;

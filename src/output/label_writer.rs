@@ -151,3 +151,37 @@ impl JsonLines {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow::array::{RecordBatch, StringArray};
+    use arrow::datatypes::{DataType, Field, Schema};
+
+    use super::JsonLines;
+
+    /// A write the JSON lines' thread cannot do is the caller's error, not a lost file:
+    /// /dev/full refuses every write with "no space left".
+    #[test]
+    fn the_threads_write_error_reaches_the_caller() {
+        let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+            return;
+        };
+        let schema = Arc::new(Schema::new(vec![Field::new("a", DataType::Utf8, false)]));
+        let text = "x".repeat(1 << 16);
+        let b = RecordBatch::try_new(
+            schema,
+            vec![Arc::new(StringArray::from(vec![text.as_str(); 64]))],
+        )
+        .unwrap();
+        let mut w = JsonLines::start(full, "/dev/full".into()).unwrap();
+        // Written until the thread has failed (its queue holds a few batches), or at the end.
+        let err = (0..64)
+            .find_map(|_| w.write(&b).err())
+            .or_else(|| w.finish().err())
+            .expect("a write to /dev/full fails");
+        let text = err.to_string();
+        assert!(text.contains("No space left"), "{text}");
+    }
+}
