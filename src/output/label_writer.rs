@@ -126,7 +126,11 @@ impl JsonLines {
 
     /// Hands a batch to the thread; its error, if it has stopped on one.
     fn write(&mut self, b: &RecordBatch) -> Result<()> {
-        let send = self.send.as_ref().expect("open until finish");
+        let Some(send) = self.send.as_ref() else {
+            return Err(Error::Bug(
+                "labels.jsonl written after its thread stopped on an error".into(),
+            ));
+        };
         if send.send(b.clone()).is_err() {
             // The thread ended early: only an error ends it before `finish`.
             return Err(self.join().err().unwrap_or_else(|| {
@@ -181,6 +185,17 @@ mod tests {
             .find_map(|_| w.write(&b).err())
             .or_else(|| w.finish().err())
             .expect("a write to /dev/full fails");
+        // Not a panic if the caller writes again.
+        let mut w = JsonLines::start(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap(),
+            "/dev/full".into(),
+        )
+        .unwrap();
+        let again = (0..64).filter_map(|_| w.write(&b).err()).count();
+        assert!(again > 0);
         let text = err.to_string();
         assert!(text.contains("No space left"), "{text}");
     }
