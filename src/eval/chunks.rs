@@ -84,6 +84,11 @@ const MAX_CHUNKS: usize = 1000;
 /// chunks there are; batches are joined again to 8192 rows when a chunk is loaded.
 const SPLIT_ROWS: usize = 65_536;
 
+/// Rows per batch of a chunk's labels file. The merge holds a batch of every chunk at
+/// once: at 1M tasks, 34 batches of 8,192 labels (~7 MB each) made the merge the run's
+/// peak (benches/RESULTS.md).
+const MERGE_ROWS: usize = 1024;
+
 /// One table filled chunk by chunk: where its rows come from, and the in-memory table the
 /// views read.
 #[derive(Clone)]
@@ -454,7 +459,10 @@ pub(crate) async fn write_labels(
             run_labels(ctx, &query, &optimized, |b| {
                 let b = conform(&schema, b)?;
                 labeled += b.num_rows() as u64;
-                Ok(w.write(&b)?)
+                for start in (0..b.num_rows()).step_by(MERGE_ROWS) {
+                    w.write(&b.slice(start, MERGE_ROWS.min(b.num_rows() - start)))?;
+                }
+                Ok(())
             })
             .await?;
             w.finish()?;
