@@ -319,7 +319,6 @@ pub(crate) fn profile_since(what: &str, start: std::time::Instant) {
     }
 }
 
-/// Runs the labels query over the filled chunk, each batch to `each`.
 /// A physical plan for what the tables hold now, from `logical` optimized once and kept
 /// in `optimized`. No rule of DataFusion's logical optimizer reads a table's rows, and no
 /// query of ours reads the clock (`now()`), so the kept plan is what each chunk's own
@@ -342,6 +341,7 @@ async fn physical_plan(
         .await?)
 }
 
+/// Runs the labels query over the filled chunk, each batch to `each`.
 async fn run_labels(
     ctx: &SessionContext,
     query: &datafusion::dataframe::DataFrame,
