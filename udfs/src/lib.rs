@@ -6,6 +6,7 @@
 //! state is a memo of results for repeated inputs, which never changes an answer.
 
 pub mod answer_correct;
+pub mod cardinality;
 pub mod changes;
 pub mod common;
 pub mod has_term;
@@ -56,10 +57,13 @@ pub fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
     all
 }
 
-/// Registers every groundcheck function into `registry`.
+/// Registers every groundcheck function into `registry`, and `cardinality` in the place
+/// of DataFusion's (the same results; see `cardinality`).
 pub fn register_all(registry: &mut dyn FunctionRegistry) -> Result<()> {
     for f in scalar_functions() {
         registry.register_udf(f)?;
     }
+    // In the place of DataFusion's own: the same results, faster (`cardinality`).
+    registry.register_udf(cardinality::cardinality_udf())?;
     Ok(())
 }
