@@ -130,10 +130,26 @@ fn env_options(mut config: SessionConfig) -> datafusion::common::Result<SessionC
 /// sort-merge joins (benches/RESULTS.md). The labels query, joining wide per-task rows,
 /// keeps `apply_options`' sort-merge joins. `DATAFUSION_OPTIMIZER_PREFER_HASH_JOIN`, when
 /// set, wins here too.
+///
+/// And every hash join builds one table from its whole smaller side (`CollectLeft`)
+/// rather than one per partition: partitioned, both sides were first split by a hash of
+/// the key, which copies every row, its SQL and JSON text with it (1M tasks: 33-34 s
+/// against 36-40 s, same bytes; benches/RESULTS.md). A chunk bounds that side too. The
+/// two `DATAFUSION_OPTIMIZER_HASH_JOIN_SINGLE_PARTITION_THRESHOLD*` variables, when set,
+/// win here.
 pub fn chunk_state(ctx: &SessionContext) -> SessionState {
     let mut state = ctx.state();
+    let optimizer = &mut state.config_mut().options_mut().optimizer;
     if std::env::var_os("DATAFUSION_OPTIMIZER_PREFER_HASH_JOIN").is_none() {
-        state.config_mut().options_mut().optimizer.prefer_hash_join = true;
+        optimizer.prefer_hash_join = true;
+    }
+    if std::env::var_os("DATAFUSION_OPTIMIZER_HASH_JOIN_SINGLE_PARTITION_THRESHOLD").is_none() {
+        optimizer.hash_join_single_partition_threshold = usize::MAX;
+    }
+    if std::env::var_os("DATAFUSION_OPTIMIZER_HASH_JOIN_SINGLE_PARTITION_THRESHOLD_ROWS")
+        .is_none()
+    {
+        optimizer.hash_join_single_partition_threshold_rows = usize::MAX;
     }
     state
 }
