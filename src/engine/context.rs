@@ -146,8 +146,7 @@ pub fn chunk_state(ctx: &SessionContext) -> SessionState {
     if std::env::var_os("DATAFUSION_OPTIMIZER_HASH_JOIN_SINGLE_PARTITION_THRESHOLD").is_none() {
         optimizer.hash_join_single_partition_threshold = usize::MAX;
     }
-    if std::env::var_os("DATAFUSION_OPTIMIZER_HASH_JOIN_SINGLE_PARTITION_THRESHOLD_ROWS")
-        .is_none()
+    if std::env::var_os("DATAFUSION_OPTIMIZER_HASH_JOIN_SINGLE_PARTITION_THRESHOLD_ROWS").is_none()
     {
         optimizer.hash_join_single_partition_threshold_rows = usize::MAX;
     }

@@ -124,11 +124,17 @@ mod tests {
     /// the same numbers and nulls as DataFusion's.
     #[test]
     fn counts_as_datafusion_does() {
-        let values = StringArray::from(vec![Some("a"), None, Some("b"), Some("c"), None, Some("d")]);
+        let values =
+            StringArray::from(vec![Some("a"), None, Some("b"), Some("c"), None, Some("d")]);
         let field = Arc::new(Field::new("item", DataType::Utf8, true));
         let offsets = OffsetBuffer::new(vec![0, 2, 2, 3, 3, 6].into());
         let nulls = NullBuffer::from(vec![true, true, false, true, true]);
-        let list = ListArray::new(field.clone(), offsets, Arc::new(values.clone()), Some(nulls));
+        let list = ListArray::new(
+            field.clone(),
+            offsets,
+            Arc::new(values.clone()),
+            Some(nulls),
+        );
         let large = LargeListArray::new(
             field,
             OffsetBuffer::new(vec![0i64, 1, 6].into()),
@@ -149,7 +155,11 @@ mod tests {
             datafusion::arrow::datatypes::Int32Type,
             _,
             _,
-        >(vec![Some(vec![Some(1), None]), None, Some(vec![])])));
+        >(vec![
+            Some(vec![Some(1), None]),
+            None,
+            Some(vec![]),
+        ])));
         assert_eq!(
             ours.as_primitive::<datafusion::arrow::datatypes::UInt64Type>(),
             &UInt64Array::from(vec![Some(2), None, Some(0)])
@@ -159,9 +169,12 @@ mod tests {
     /// A list of lists is left to DataFusion's (it counts the inner elements).
     #[test]
     fn nested_lists_count_their_elements() {
-        let inner = ListArray::from_iter_primitive::<datafusion::arrow::datatypes::Int32Type, _, _>(
-            vec![Some(vec![Some(1), Some(2)]), Some(vec![Some(3)]), None],
-        );
+        let inner =
+            ListArray::from_iter_primitive::<datafusion::arrow::datatypes::Int32Type, _, _>(vec![
+                Some(vec![Some(1), Some(2)]),
+                Some(vec![Some(3)]),
+                None,
+            ]);
         let outer = ListArray::new(
             Arc::new(Field::new("item", inner.data_type().clone(), true)),
             OffsetBuffer::new(vec![0, 2, 3].into()),

@@ -48,7 +48,11 @@ struct Term {
 impl Term {
     fn new(term: &str) -> Self {
         Self {
-            words: term.to_lowercase().split_whitespace().map(str::to_string).collect(),
+            words: term
+                .to_lowercase()
+                .split_whitespace()
+                .map(str::to_string)
+                .collect(),
         }
     }
 
