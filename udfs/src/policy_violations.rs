@@ -29,7 +29,7 @@ use datafusion::sql::sqlparser::dialect::GenericDialect;
 use datafusion::sql::sqlparser::parser::Parser;
 use serde_json::{Map, Value};
 
-use crate::common::{Strings, arrays, check_args, doc_section, list_strings};
+use crate::common::{Memo, Strings, arrays, check_args, doc_section, list_strings};
 use crate::sql::normal::{Atom, Lit, conjuncts, to_atom};
 
 crate::make_udf!(PolicyViolations, policy_violations_udf);
@@ -216,6 +216,33 @@ fn passes(atom: &Atom, row: &Map<String, Value>) -> Option<bool> {
     }
 }
 
+/// A row filter's conjuncts as atoms over bare column names, or why it does not parse.
+type FilterAtoms = Arc<std::result::Result<Vec<Atom>, String>>;
+
+/// Row filters parsed: a deployment has a few (one per user or role), asked of every call.
+static FILTERS: LazyLock<Memo<String, FilterAtoms>> = LazyLock::new(|| Memo::new(1024));
+
+fn filter_atoms(filter: &str) -> FilterAtoms {
+    FILTERS.get_or(filter.to_string(), || {
+        Arc::new(
+            Parser::new(&GenericDialect {})
+                .try_with_sql(filter)
+                .and_then(|mut p| p.parse_expr())
+                .map(|expr| {
+                    conjuncts(&expr)
+                        .into_iter()
+                        .map(|c| {
+                            to_atom(c, &mut |parts: &[Ident]| {
+                                parts.last().map(|p| p.value.clone())
+                            })
+                        })
+                        .collect()
+                })
+                .map_err(|e| e.to_string()),
+        )
+    })
+}
+
 /// The violations in one result.
 pub fn violations(
     result: &Value,
@@ -226,20 +253,9 @@ pub fn violations(
     let rows = rows(result);
     let mut out = Vec::new();
     if let Some(filter) = row_filter.filter(|f| !f.trim().is_empty()) {
-        match Parser::new(&GenericDialect {})
-            .try_with_sql(filter)
-            .and_then(|mut p| p.parse_expr())
-        {
+        match filter_atoms(filter).as_ref() {
             Err(e) => out.push(format!("unsure: cannot parse the row filter: {e}")),
-            Ok(expr) => {
-                let atoms: Vec<Atom> = conjuncts(&expr)
-                    .into_iter()
-                    .map(|c| {
-                        to_atom(c, &mut |parts: &[Ident]| {
-                            parts.last().map(|p| p.value.clone())
-                        })
-                    })
-                    .collect();
+            Ok(atoms) => {
                 let (mut outside, mut unknown) = (0, 0);
                 for row in &rows {
                     let verdicts: Vec<Option<bool>> =

@@ -131,6 +131,18 @@ pub fn verdict(query: &Analysis, governed: &[Atom], question: Option<&str>) -> (
 /// Whether a query column is the governed column: equal, or one is the other with more
 /// qualifiers (`analytics.customers.x` and `customers.x`).
 fn same_col(governed: &str, query: &str) -> bool {
+    // ASCII names (nearly all) compared without lowering a copy of each: this runs for
+    // every pair of a term's and a query's columns.
+    if governed.is_ascii() && query.is_ascii() {
+        let ascii_qualifies = |long: &str, short: &str| {
+            long.len() > short.len()
+                && long.as_bytes()[long.len() - short.len() - 1] == b'.'
+                && long[long.len() - short.len()..].eq_ignore_ascii_case(short)
+        };
+        return governed.eq_ignore_ascii_case(query)
+            || ascii_qualifies(query, governed)
+            || ascii_qualifies(governed, query);
+    }
     let (g, q) = (governed.to_lowercase(), query.to_lowercase());
     g == q || qualifies(&q, &g) || qualifies(&g, &q)
 }
@@ -643,6 +655,35 @@ mod tests {
     }
 
     const ACTIVE: &str = "customers.subscription_status IN ('ACTIVE', 'PAUSED_BILLING')";
+
+    /// The ASCII comparison agrees with lowering both names.
+    #[test]
+    fn same_col_as_lowered() {
+        let lowered = |g: &str, q: &str| {
+            let (g, q) = (g.to_lowercase(), q.to_lowercase());
+            g == q || qualifies(&q, &g) || qualifies(&g, &q)
+        };
+        let names = [
+            "customers.id",
+            "Customers.ID",
+            "analytics.customers.id",
+            "id",
+            "xcustomers.id",
+            "customers.idx",
+            ".id",
+            "",
+            "analytics.Customers.Id",
+            "Straße.id",
+            "STRASSE.id",
+        ];
+        for g in names {
+            for q in names {
+                assert_eq!(same_col(g, q), lowered(g, q), "{g:?} / {q:?}");
+            }
+        }
+        assert!(same_col("customers.id", "Analytics.CUSTOMERS.id"));
+        assert!(!same_col("customers.id", "xcustomers.id"));
+    }
 
     #[test]
     fn normal_forms_match() {
