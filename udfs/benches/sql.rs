@@ -12,9 +12,16 @@
 //! them (each batch's SQL made new with a comment, so the memo does not answer).
 //!
 //! Run: `cargo bench -p groundcheck-udfs --bench sql`.
+//!
+//! On mimalloc, the allocator the groundcheck binary runs on (src/main.rs): parsing and
+//! walking SQL allocate throughout, and glibc's malloc and free were a fifth of this
+//! benchmark's samples (benches/RESULTS.md, 2026-12-08), time the product does not spend.
 
 #[path = "../tests/corpus/reader.rs"]
 mod reader;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::hint::black_box;
 use std::sync::Arc;

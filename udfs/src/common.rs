@@ -6,6 +6,7 @@
 //! gives a result that says so (a reason, `unsure`), never a panic; an argument of the
 //! wrong type is a plan error.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, LazyLock, Mutex};
@@ -227,16 +228,32 @@ impl<K: Hash + Eq, V: Clone> Memo<K, V> {
         }
     }
 
-    pub fn get_or(&self, key: K, compute: impl FnOnce() -> V) -> V {
+    /// The result kept for `key`, else `compute()` kept. Looked up by a borrowed key (a
+    /// `&str` for a `String` key), copied only when the result is not kept: a hit
+    /// allocates nothing.
+    pub fn get_or<Q>(&self, key: &Q, compute: impl FnOnce() -> V) -> V
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ToOwned<Owned = K> + ?Sized,
+    {
         self.get_or_if(key, |_| true, compute)
     }
 
     /// As `get_or`, a kept result counting only when `valid` says it answers this call
     /// (a key that is a hash of the inputs: the result keeps its inputs to compare).
-    pub fn get_or_if(&self, key: K, valid: impl Fn(&V) -> bool, compute: impl FnOnce() -> V) -> V {
+    pub fn get_or_if<Q>(
+        &self,
+        key: &Q,
+        valid: impl Fn(&V) -> bool,
+        compute: impl FnOnce() -> V,
+    ) -> V
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ToOwned<Owned = K> + ?Sized,
+    {
         {
             let g = self.map.lock().expect("memo lock");
-            if let Some(v) = g.new.get(&key).or_else(|| g.old.get(&key))
+            if let Some(v) = g.new.get(key).or_else(|| g.old.get(key))
                 && valid(v)
             {
                 return v.clone();
@@ -247,7 +264,7 @@ impl<K: Hash + Eq, V: Clone> Memo<K, V> {
         if g.new.len() >= self.capacity {
             g.old = std::mem::take(&mut g.new);
         }
-        g.new.insert(key, v.clone());
+        g.new.insert(key.to_owned(), v.clone());
         v
     }
 }
@@ -287,7 +304,7 @@ pub fn analysis(row: &SqlRow) -> Arc<Analysis> {
     let same = |a: &Arc<Analysed>| {
         a.catalog == row.catalog_key && *a.sql == *row.sql && *a.dialect == *row.dialect_name
     };
-    let found = shard.get_or_if(key, same, || {
+    let found = shard.get_or_if(&key, same, || {
         Arc::new(Analysed {
             sql: row.sql.into(),
             dialect: row.dialect_name.into(),
@@ -422,10 +439,10 @@ mod tests {
     #[test]
     fn memo_computes_again_what_a_kept_result_does_not_answer() {
         let m: Memo<u32, (u32, &str)> = Memo::new(4);
-        assert_eq!(m.get_or_if(1, |v| v.1 == "a", || (10, "a")), (10, "a"));
-        assert_eq!(m.get_or_if(1, |v| v.1 == "a", || (99, "a")), (10, "a"));
-        assert_eq!(m.get_or_if(1, |v| v.1 == "b", || (20, "b")), (20, "b"));
-        assert_eq!(m.get_or_if(1, |v| v.1 == "b", || (99, "b")), (20, "b"));
+        assert_eq!(m.get_or_if(&1, |v| v.1 == "a", || (10, "a")), (10, "a"));
+        assert_eq!(m.get_or_if(&1, |v| v.1 == "a", || (99, "a")), (10, "a"));
+        assert_eq!(m.get_or_if(&1, |v| v.1 == "b", || (20, "b")), (20, "b"));
+        assert_eq!(m.get_or_if(&1, |v| v.1 == "b", || (99, "b")), (20, "b"));
     }
 
     /// The same SQL asked again is answered from the memo, with its own analysis.
@@ -454,7 +471,7 @@ mod tests {
         let m: Memo<u32, u32> = Memo::new(2);
         let computed = std::cell::Cell::new(0);
         let get = |k| {
-            m.get_or(k, || {
+            m.get_or(&k, || {
                 computed.set(computed.get() + 1);
                 k * 10
             })

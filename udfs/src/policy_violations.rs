@@ -223,7 +223,7 @@ type FilterAtoms = Arc<std::result::Result<Vec<Atom>, String>>;
 static FILTERS: LazyLock<Memo<String, FilterAtoms>> = LazyLock::new(|| Memo::new(1024));
 
 fn filter_atoms(filter: &str) -> FilterAtoms {
-    FILTERS.get_or(filter.to_string(), || {
+    FILTERS.get_or(filter, || {
         Arc::new(
             Parser::new(&GenericDialect {})
                 .try_with_sql(filter)

@@ -17,7 +17,9 @@ use datafusion::logical_expr::{
     ColumnarValue, Documentation, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
 };
 
-use crate::common::{Memo, SqlArgs, Strings, analysis, check_args, doc_section, sql_arrays};
+use crate::common::{
+    Memo, SqlArgs, SqlRow, Strings, analysis, check_args, doc_section, sql_arrays,
+};
 use crate::sql::predicate::{self, Verdict};
 
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -43,9 +45,30 @@ impl PredicateMatch {
     }
 }
 
-/// Governed predicates parsed, by (predicate, dialect): a glossary has a few.
-type Governed = Arc<Result<Vec<predicate::Atom>, String>>;
-static GOVERNED: LazyLock<Memo<(String, String), Governed>> = LazyLock::new(|| Memo::new(4_096));
+/// A governed predicate parsed, with the inputs it answers (the memo is keyed by their
+/// hash, so a lookup copies nothing; differing inputs are a collision, parsed anew).
+struct Governed {
+    predicate: Box<str>,
+    dialect: Box<str>,
+    atoms: Result<Vec<predicate::Atom>, String>,
+}
+
+/// Governed predicates parsed, by (predicate, dialect): a glossary has a few, asked of
+/// every task's SQL.
+static GOVERNED: LazyLock<Memo<u64, Arc<Governed>>> = LazyLock::new(|| Memo::new(4_096));
+
+fn governed(p: &str, row: &SqlRow) -> Arc<Governed> {
+    use std::hash::BuildHasher;
+    let key = foldhash::fast::FixedState::default().hash_one((p, row.dialect_name));
+    let same = |g: &Arc<Governed>| *g.predicate == *p && *g.dialect == *row.dialect_name;
+    GOVERNED.get_or_if(&key, same, || {
+        Arc::new(Governed {
+            predicate: p.into(),
+            dialect: row.dialect_name.into(),
+            atoms: row.dialect().and_then(|d| predicate::governed_atoms(p, &d)),
+        })
+    })
+}
 
 fn doc(reason: bool) -> Documentation {
     let (what, name) = if reason {
@@ -116,11 +139,9 @@ impl ScalarUDFImpl for PredicateMatch {
                 continue;
             };
             // An unknown dialect is the reason, before the predicate and the SQL.
-            let governed = GOVERNED.get_or((p.to_string(), row.dialect_name.to_string()), || {
-                Arc::new(row.dialect().and_then(|d| predicate::governed_atoms(p, &d)))
-            });
+            let governed = governed(p, &row);
             let question = questions.as_ref().and_then(|q| q.get(i));
-            let (verdict, reason) = match governed.as_ref() {
+            let (verdict, reason) = match &governed.atoms {
                 Ok(g) => predicate::verdict(&analysis(&row), g, question),
                 Err(r) => (Verdict::Unsure, r.clone()),
             };

@@ -49,7 +49,7 @@ static VALIDATORS: LazyLock<Memo<String, Arc<std::result::Result<jsonschema::Val
 
 /// The violations of one call.
 pub fn validate(schema_text: &str, args_text: &str, strict: bool) -> Vec<String> {
-    let validator = VALIDATORS.get_or(schema_text.to_string(), || {
+    let validator = VALIDATORS.get_or(schema_text, || {
         let compiled = serde_json::from_str::<Value>(schema_text)
             .map_err(|e| format!("the tool's schema is not JSON: {e}"))
             .and_then(|schema| {

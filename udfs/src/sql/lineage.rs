@@ -240,13 +240,13 @@ impl<'a> Analyzer<'a> {
     }
 
     fn use_all(&mut self, l: &Lineage) {
-        self.used.extend(l.iter().cloned());
+        add_all(&mut self.used, l);
     }
 
     /// An expression of the query's logic (a filter, a join condition, a grouping key).
     fn logic_expr(&mut self, e: &Expr, scope: &Scope) -> Lineage {
         let l = self.expr(e, scope);
-        self.logic.extend(l.iter().cloned());
+        add_all(&mut self.logic, &l);
         l
     }
 
@@ -392,15 +392,15 @@ impl<'a> Analyzer<'a> {
 
     /// The one field a column expression is, if it is one.
     fn field_of(&mut self, e: &Expr, scope: &Scope) -> Option<String> {
-        let parts = match e {
-            Expr::Identifier(id) => vec![id.clone()],
-            Expr::CompoundIdentifier(ids) => ids.clone(),
+        let parts: &[Ident] = match e {
+            Expr::Identifier(id) => std::slice::from_ref(id),
+            Expr::CompoundIdentifier(ids) => ids,
             Expr::Nested(inner) | Expr::Cast { expr: inner, .. } => {
                 return self.field_of(inner, scope);
             }
             _ => return None,
         };
-        let l = self.resolve(scope, &parts, &[]);
+        let l = self.resolve(scope, parts, &[]);
         (l.len() == 1).then(|| l.into_iter().next().expect("one"))
     }
 
@@ -415,8 +415,7 @@ impl<'a> Analyzer<'a> {
             }
             Expr::Nested(inner) | Expr::Cast { expr: inner, .. } => self.unit_of(inner, scope),
             Expr::Function(f) => {
-                let name = f.name.to_string().to_lowercase();
-                if ![
+                const KEEP_UNIT: &[&str] = &[
                     "sum",
                     "avg",
                     "min",
@@ -425,11 +424,8 @@ impl<'a> Analyzer<'a> {
                     "round",
                     "abs",
                     "any_value",
-                ]
-                .contains(&name.as_str())
-                {
-                    return None;
-                }
+                ];
+                function_named(&f.name, KEEP_UNIT)?;
                 let FunctionArguments::List(list) = &f.args else {
                     return None;
                 };
@@ -537,7 +533,7 @@ impl<'a> Analyzer<'a> {
                 // GROUP BY ALL groups by every output that is no aggregate: we cannot
                 // tell those apart here, so every output counts as logic.
                 for (_, l) in &scope.outputs {
-                    self.logic.extend(l.iter().cloned());
+                    add_all(&mut self.logic, l);
                 }
             }
             GroupByExpr::Expressions(exprs, _) => {
@@ -559,9 +555,7 @@ impl<'a> Analyzer<'a> {
         }
         for w in &s.named_window {
             if let NamedWindowExpr::WindowSpec(spec) = &w.1 {
-                let mut c = ExprCollector::new(self, &scope);
-                let _ = spec.visit(&mut c);
-                c.finish();
+                ExprCollector::collect(self, &scope, spec);
             }
         }
         if let Some(q) = &s.qualify {
@@ -619,7 +613,7 @@ impl<'a> Analyzer<'a> {
     fn join_tree(&mut self, twj: &TableWithJoins, scope: &mut Scope) {
         self.table_factor(&twj.relation, scope);
         for join in &twj.joins {
-            let left: Vec<Rel> = scope.rels.clone();
+            let left = scope.rels.len();
             self.table_factor(&join.relation, scope);
             let constraint = match &join.join_operator {
                 JoinOperator::Join(c)
@@ -646,7 +640,6 @@ impl<'a> Analyzer<'a> {
                 }
                 _ => None,
             };
-            let right: Vec<Rel> = scope.rels[left.len()..].to_vec();
             match constraint {
                 Some(JoinConstraint::On(e)) => {
                     self.logic_expr(e, scope);
@@ -657,16 +650,18 @@ impl<'a> Analyzer<'a> {
                         let Some(id) = n.0.last().and_then(ident_part) else {
                             continue;
                         };
-                        let mut l = self.column_in(&left, &id, "USING");
-                        l.extend(self.column_in(&right, &id, "USING"));
+                        let (lrels, rrels) = scope.rels.split_at(left);
+                        let mut l = self.column_in(lrels, &id, "USING");
+                        l.extend(self.column_in(rrels, &id, "USING"));
                         self.use_all(&l);
-                        self.logic.extend(l.iter().cloned());
+                        add_all(&mut self.logic, &l);
                         scope.merged.push((self.dialect.key(&id), l));
                     }
                 }
                 Some(JoinConstraint::Natural) => {
-                    let lcols = self.known_columns(&left);
-                    let rcols = self.known_columns(&right);
+                    let (lrels, rrels) = scope.rels.split_at(left);
+                    let lcols = self.known_columns(lrels);
+                    let rcols = self.known_columns(rrels);
                     match (lcols, rcols) {
                         (Some(lc), Some(rc)) => {
                             for (name, ll) in &lc {
@@ -674,7 +669,7 @@ impl<'a> Analyzer<'a> {
                                     let mut l = ll.clone();
                                     l.extend(rl.iter().cloned());
                                     self.use_all(&l);
-                                    self.logic.extend(l.iter().cloned());
+                                    add_all(&mut self.logic, &l);
                                     scope.merged.push((name.clone(), l));
                                 }
                             }
@@ -761,9 +756,7 @@ impl<'a> Analyzer<'a> {
                 let kind = other.to_string();
                 let word = kind.split_whitespace().next().unwrap_or("").to_string();
                 self.reason(format!("unsupported FROM item: {word}"));
-                let mut c = ExprCollector::new(self, scope);
-                let _ = other.visit(&mut c);
-                let l = c.finish();
+                let l = ExprCollector::collect(self, scope, other);
                 scope.rels.push(Rel {
                     alias: None,
                     schema: None,
@@ -809,23 +802,28 @@ impl<'a> Analyzer<'a> {
                 };
             }
         }
-        let written = idents
-            .iter()
-            .map(|i| self.dialect.key(i))
-            .collect::<Vec<_>>()
-            .join(".");
+        let dialect = self.dialect;
+        let written = || {
+            idents
+                .iter()
+                .map(|i| dialect.key(i))
+                .collect::<Vec<_>>()
+                .join(".")
+        };
         let kind = if self.catalog.is_empty() {
-            RelKind::Open(written)
+            RelKind::Open(written())
         } else {
             let found = self.catalog.find(self.dialect, idents);
             match found.as_slice() {
                 [one] => RelKind::Table(*one),
                 [] => {
-                    self.reason(format!("unknown table {written}"));
+                    let r = format!("unknown table {}", written());
+                    self.reason(r);
                     RelKind::Opaque(Lineage::new())
                 }
                 _ => {
-                    self.reason(format!("ambiguous table {written}: in several schemas"));
+                    let r = format!("ambiguous table {}: in several schemas", written());
+                    self.reason(r);
                     RelKind::Opaque(Lineage::new())
                 }
             }
@@ -875,12 +873,12 @@ impl<'a> Analyzer<'a> {
         qualifier: Option<&ObjectName>,
         opts: Option<&WildcardAdditionalOptions>,
     ) -> Vec<(String, Lineage)> {
-        let rels: Vec<Rel> = match qualifier {
-            None => scope.rels.clone(),
+        let rels: &[Rel] = match qualifier {
+            None => &scope.rels,
             Some(name) => {
                 let idents: Vec<Ident> = name.0.iter().filter_map(ident_part).collect();
                 match self.find_rel(scope, &idents) {
-                    Some(r) => vec![r],
+                    Some(r) => std::slice::from_ref(r),
                     None => {
                         self.reason(format!("unknown table or alias {name} in {name}.*"));
                         return Vec::new();
@@ -888,7 +886,7 @@ impl<'a> Analyzer<'a> {
                 }
             }
         };
-        let Some(mut cols) = self.known_columns(&rels) else {
+        let Some(mut cols) = self.known_columns(rels) else {
             let names: Vec<String> = rels
                 .iter()
                 .filter(|r| matches!(r.kind, RelKind::Open(_) | RelKind::Opaque(_)))
@@ -963,13 +961,11 @@ impl<'a> Analyzer<'a> {
 
     /// Resolves every column an expression reads; returns their lineage.
     pub fn expr(&mut self, e: &Expr, scope: &Scope) -> Lineage {
-        let mut c = ExprCollector::new(self, scope);
-        let _ = e.visit(&mut c);
-        c.finish()
+        ExprCollector::collect(self, scope, e)
     }
 
     /// A relation by qualifier: `alias`, `table` or `schema.table`.
-    fn find_rel(&self, scope: &Scope, q: &[Ident]) -> Option<Rel> {
+    fn find_rel<'r>(&self, scope: &'r Scope, q: &[Ident]) -> Option<&'r Rel> {
         let mut s = Some(scope);
         while let Some(sc) = s {
             for r in &sc.rels {
@@ -979,7 +975,7 @@ impl<'a> Analyzer<'a> {
                     continue;
                 }
                 match q.len() {
-                    1 => return Some(r.clone()),
+                    1 => return Some(r),
                     _ => {
                         let schema_ok = match (&r.schema, &r.kind) {
                             (Some(s), _) => self.dialect.matches(&q[q.len() - 2], &s.value),
@@ -992,7 +988,7 @@ impl<'a> Analyzer<'a> {
                             _ => false,
                         };
                         if schema_ok {
-                            return Some(r.clone());
+                            return Some(r);
                         }
                     }
                 }
@@ -1102,7 +1098,7 @@ impl<'a> Analyzer<'a> {
         for q_len in (1..parts.len()).rev() {
             if let Some(rel) = self.find_rel(scope, &parts[..q_len]) {
                 let col = &parts[q_len];
-                return match self.column_of(&rel, col) {
+                return match self.column_of(rel, col) {
                     Some(l) => l,
                     None => {
                         let name = parts[..=q_len]
@@ -1172,50 +1168,127 @@ struct ExprCollector<'x, 'a, 's> {
     an: &'x mut Analyzer<'a>,
     scope: &'x Scope<'s>,
     depth: usize,
-    subqueries: Vec<Query>,
+    /// Subqueries seen (outside other subqueries), analysed after the walk.
+    subqueries: usize,
     lineage: Lineage,
     /// Named-argument names and the like: expressions that are not column references.
     skip: Vec<*const Expr>,
     lambda: Vec<String>,
-    /// `FILTER (WHERE …)` of aggregates, collected as filters at the end.
-    agg_filters: Vec<Expr>,
+    /// `FILTER (WHERE …)`s of aggregates seen, collected as filters after the walk.
+    agg_filters: usize,
 }
 
 impl<'x, 'a, 's> ExprCollector<'x, 'a, 's> {
-    fn new(an: &'x mut Analyzer<'a>, scope: &'x Scope<'s>) -> Self {
-        Self {
+    /// The lineage of what `node` reads: its columns, then the `FILTER (WHERE …)`s of its
+    /// aggregates as filters, then its subqueries, in the order they are written.
+    fn collect<N: Visit + ?Sized>(
+        an: &'x mut Analyzer<'a>,
+        scope: &'x Scope<'s>,
+        node: &N,
+    ) -> Lineage {
+        let mut c = Self {
             an,
             scope,
             depth: 0,
-            subqueries: Vec::new(),
+            subqueries: 0,
             lineage: Lineage::new(),
             skip: Vec::new(),
             lambda: Vec::new(),
-            agg_filters: Vec::new(),
+            agg_filters: 0,
+        };
+        let _ = node.visit(&mut c);
+        // A visitor is lent each node only for its call, so the aggregate filters and
+        // subqueries are found again by a walk of their own rather than copied.
+        for (found, pass) in [
+            (c.agg_filters, Pass::AggFilters),
+            (c.subqueries, Pass::Subqueries),
+        ] {
+            if found > 0 {
+                let mut p = Nested {
+                    an: &mut *c.an,
+                    scope: c.scope,
+                    pass,
+                    depth: 0,
+                    skip: Vec::new(),
+                    lineage: &mut c.lineage,
+                };
+                let _ = node.visit(&mut p);
+            }
         }
+        c.an.use_all(&c.lineage);
+        c.lineage
     }
+}
 
-    fn finish(mut self) -> Lineage {
-        for f in std::mem::take(&mut self.agg_filters) {
-            self.an.filter_with(&f, self.scope, false);
-        }
-        for q in std::mem::take(&mut self.subqueries) {
-            let cols = self.an.query(&q, Some(self.scope));
-            for (_, l) in cols {
+#[derive(Clone, Copy, PartialEq)]
+enum Pass {
+    AggFilters,
+    Subqueries,
+}
+
+/// The second walk of an expression `ExprCollector` made: what it found outside
+/// subqueries, in the same order, handed to the analyzer in place.
+struct Nested<'x, 'a, 's> {
+    an: &'x mut Analyzer<'a>,
+    scope: &'x Scope<'s>,
+    pass: Pass,
+    depth: usize,
+    skip: Vec<*const Expr>,
+    lineage: &'x mut Lineage,
+}
+
+impl Visitor for Nested<'_, '_, '_> {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<()> {
+        if self.depth == 0 && self.pass == Pass::Subqueries {
+            for (_, l) in self.an.query(q, Some(self.scope)) {
                 self.lineage.extend(l);
             }
         }
-        self.an.use_all(&self.lineage);
-        self.lineage
+        self.depth += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_query(&mut self, _q: &Query) -> ControlFlow<()> {
+        self.depth -= 1;
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+        if self.depth > 0 || self.skip.contains(&(e as *const Expr)) {
+            return ControlFlow::Continue(());
+        }
+        if let Expr::Function(f) = e {
+            if self.pass == Pass::AggFilters
+                && self.an.filters.is_some()
+                && let Some(filter) = &f.filter
+            {
+                self.an.filter_with(filter, self.scope, false);
+            }
+            skip_named(f, &mut self.skip);
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// Named arguments' names (`f(x => 1)`) are not column references.
+fn skip_named(f: &datafusion::sql::sqlparser::ast::Function, skip: &mut Vec<*const Expr>) {
+    if let FunctionArguments::List(list) = &f.args {
+        for a in &list.args {
+            if let FunctionArg::ExprNamed { name, .. } = a {
+                skip.push(name as *const Expr);
+            }
+        }
     }
 }
 
 impl Visitor for ExprCollector<'_, '_, '_> {
     type Break = ();
 
-    fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<()> {
+    fn pre_visit_query(&mut self, _q: &Query) -> ControlFlow<()> {
         if self.depth == 0 {
-            self.subqueries.push(q.clone());
+            self.subqueries += 1;
         }
         self.depth += 1;
         ControlFlow::Continue(())
@@ -1261,8 +1334,7 @@ impl Visitor for ExprCollector<'_, '_, '_> {
                 }
             }
             Expr::Function(f) => {
-                let name = f.name.to_string().to_lowercase();
-                if AGGREGATES.contains(&name.as_str()) {
+                if let Some(name) = function_named(&f.name, AGGREGATES) {
                     // What an aggregate reads is the measure: the query's logic (and,
                     // for the grain checks, what sum/avg/count add up).
                     let args = match &f.args {
@@ -1272,7 +1344,7 @@ impl Visitor for ExprCollector<'_, '_, '_> {
                         _ => Lineage::new(),
                     };
                     if self.an.shapes.is_some()
-                        && ["sum", "avg", "count"].contains(&name.as_str())
+                        && ["sum", "avg", "count"].contains(&name)
                         && let FunctionArguments::List(list) = &f.args
                         && let Some(shape) = self.an.open_shapes.last_mut()
                     {
@@ -1282,7 +1354,7 @@ impl Visitor for ExprCollector<'_, '_, '_> {
                         );
                         shape
                             .aggregates
-                            .push((name.clone(), distinct, args.clone()));
+                            .push((name.to_string(), distinct, args.clone()));
                     }
                     self.an.logic.extend(args);
                     if let Some(filter) = &f.filter {
@@ -1290,18 +1362,10 @@ impl Visitor for ExprCollector<'_, '_, '_> {
                         self.an.logic.extend(l);
                     }
                 }
-                if self.an.filters.is_some()
-                    && let Some(filter) = &f.filter
-                {
-                    self.agg_filters.push(filter.as_ref().clone());
+                if self.an.filters.is_some() && f.filter.is_some() {
+                    self.agg_filters += 1;
                 }
-                if let FunctionArguments::List(list) = &f.args {
-                    for a in &list.args {
-                        if let FunctionArg::ExprNamed { name, .. } = a {
-                            self.skip.push(name as *const Expr);
-                        }
-                    }
-                }
+                skip_named(f, &mut self.skip);
             }
             Expr::Lambda(l) => {
                 for p in l.params.iter() {
@@ -1343,6 +1407,34 @@ impl Visitor for RelationNames {
             }
         }
         ControlFlow::Continue(())
+    }
+}
+
+/// Which of `names` (lower case) a function's name is: one unquoted part that lowers to
+/// it. The same answer as looking its printed, lowered name up in `names`, without
+/// printing: this is asked of every function call of every query.
+fn function_named(name: &ObjectName, names: &[&'static str]) -> Option<&'static str> {
+    let [part] = name.0.as_slice() else {
+        return None;
+    };
+    let id = part.as_ident().filter(|id| id.quote_style.is_none())?;
+    if id.value.is_ascii() {
+        names
+            .iter()
+            .copied()
+            .find(|n| id.value.eq_ignore_ascii_case(n))
+    } else {
+        let lower = id.value.to_lowercase();
+        names.iter().copied().find(|n| *n == lower)
+    }
+}
+
+/// Adds `l` to `set`, copying only the names it does not hold yet (most are there).
+fn add_all(set: &mut Lineage, l: &Lineage) {
+    for f in l {
+        if !set.contains(f) {
+            set.insert(f.clone());
+        }
     }
 }
 

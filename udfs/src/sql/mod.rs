@@ -272,6 +272,14 @@ impl Catalog {
 
     /// Annotations of a field (as `sql_fields` reports it).
     pub fn info(&self, field: &str) -> Option<&ColumnInfo> {
+        if self.info.is_empty() {
+            return None;
+        }
+        // Asked of every column compared or summed: a name already in lower case is
+        // looked up without lowering a copy.
+        if field.is_ascii() && !field.bytes().any(|b| b.is_ascii_uppercase()) {
+            return self.info.get(field);
+        }
         self.info.get(&field.to_lowercase())
     }
 

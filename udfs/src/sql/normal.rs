@@ -84,11 +84,11 @@ impl Atom {
         }
     }
 
-    pub(crate) fn cols(&self) -> Vec<String> {
+    pub(crate) fn cols(&self) -> Vec<&str> {
         match self {
             Atom::Or(parts) => parts.iter().flat_map(|a| a.cols()).collect(),
-            Atom::Other { cols, .. } => cols.clone(),
-            a => a.col().map(|c| vec![c.to_string()]).unwrap_or_default(),
+            Atom::Other { cols, .. } => cols.iter().map(String::as_str).collect(),
+            a => a.col().into_iter().collect(),
         }
     }
 }
@@ -166,10 +166,10 @@ fn canonical_number(n: &str) -> String {
 }
 
 /// The column an expression is, if it is one (through parentheses and casts).
-fn column_parts(e: &Expr) -> Option<Vec<Ident>> {
+fn column_parts(e: &Expr) -> Option<&[Ident]> {
     match strip(e) {
-        Expr::Identifier(id) => Some(vec![id.clone()]),
-        Expr::CompoundIdentifier(ids) => Some(ids.clone()),
+        Expr::Identifier(id) => Some(std::slice::from_ref(id)),
+        Expr::CompoundIdentifier(ids) => Some(ids),
         Expr::Cast { expr, .. } => column_parts(expr),
         _ => None,
     }
@@ -180,7 +180,7 @@ type Resolve<'r> = dyn FnMut(&[Ident]) -> Option<String> + 'r;
 /// Reduces one conjunct to an atom; `resolve` names a column (None: not exactly one).
 pub fn to_atom(e: &Expr, resolve: &mut Resolve) -> Atom {
     let e = strip(e);
-    let col = |x: &Expr, resolve: &mut Resolve| column_parts(x).and_then(|p| resolve(&p));
+    let col = |x: &Expr, resolve: &mut Resolve| column_parts(x).and_then(&mut *resolve);
     match e {
         Expr::BinaryOp {
             op: BinaryOperator::Or,
@@ -370,6 +370,32 @@ fn flip(op: &BinaryOperator) -> Option<BinaryOperator> {
 /// Normalized text of an expression: columns replaced by their resolved names, literals
 /// by their canonical form, lower case.
 fn other(e: &Expr, resolve: &mut Resolve) -> Atom {
+    // Two columns compared (a join's `l.order_id = o.id`, the commonest atom that is no
+    // value set): the text `other_copied` prints, without copying the expression.
+    let is_column = |x: &Expr| matches!(x, Expr::Identifier(_) | Expr::CompoundIdentifier(_));
+    if let Expr::BinaryOp { left, op, right } = e
+        && is_column(left)
+        && is_column(right)
+    {
+        let mut cols = Vec::new();
+        let mut side = |x: &Expr| match column_parts(x).and_then(&mut *resolve) {
+            Some(c) => {
+                cols.push(c.clone());
+                c
+            }
+            None => x.to_string(),
+        };
+        let (l, r) = (side(left), side(right));
+        return Atom::Other {
+            text: format!("{l} {op} {r}").to_lowercase(),
+            cols,
+        };
+    }
+    other_copied(e, resolve)
+}
+
+/// `other` for any expression: a copy with its columns and literals rewritten, printed.
+fn other_copied(e: &Expr, resolve: &mut Resolve) -> Atom {
     struct Norm<'r, 'q> {
         resolve: &'r mut Resolve<'q>,
         cols: Vec<String>,
@@ -380,7 +406,7 @@ fn other(e: &Expr, resolve: &mut Resolve) -> Atom {
             if let Some(parts) = column_parts(e)
                 && matches!(e, Expr::Identifier(_) | Expr::CompoundIdentifier(_))
             {
-                if let Some(c) = (self.resolve)(&parts) {
+                if let Some(c) = (self.resolve)(parts) {
                     self.cols.push(c.clone());
                     *e = Expr::Identifier(Ident::new(c));
                 }
@@ -453,5 +479,50 @@ const DATE_PARTS: &[&str] = &[
 
 /// A bare, unquoted date-part word (`day`, `MONTH`).
 pub fn is_date_part(id: &Ident) -> bool {
-    id.quote_style.is_none() && DATE_PARTS.contains(&id.value.to_lowercase().as_str())
+    // Asked of every identifier in a filter's constants: ASCII words without lowering a copy.
+    id.quote_style.is_none()
+        && if id.value.is_ascii() {
+            DATE_PARTS.iter().any(|p| id.value.eq_ignore_ascii_case(p))
+        } else {
+            DATE_PARTS.contains(&id.value.to_lowercase().as_str())
+        }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sql::Dialect;
+    use datafusion::sql::sqlparser::parser::Parser;
+
+    /// The two-column shortcut prints what the copy does: resolved or not, quoted or not,
+    /// any comparison.
+    #[test]
+    fn two_columns_print_as_the_copy_does() {
+        let d = Dialect::from_name("postgres").unwrap();
+        let mut resolve = |parts: &[Ident]| match parts.last().map(|p| p.value.as_str()) {
+            Some("nope") => None,
+            Some(last) => Some(format!("Sales.{last}")),
+            None => None,
+        };
+        for sql in [
+            "l.order_id = o.id",
+            "a <> \"B\".\"Cé\"",
+            "x.nope >= y",
+            "nope < \"Quoted Name\"",
+            "a.b.c = d",
+            "t.Ünïcode != u.ß",
+            "a IS DISTINCT FROM b",
+            "a || b",
+        ] {
+            let e = Parser::new(d.parser.as_ref())
+                .try_with_sql(sql)
+                .and_then(|mut p| p.parse_expr())
+                .unwrap();
+            assert_eq!(
+                other(&e, &mut resolve),
+                other_copied(&e, &mut resolve),
+                "{sql}"
+            );
+        }
+    }
 }

@@ -134,24 +134,24 @@ fn same_col(governed: &str, query: &str) -> bool {
     // ASCII names (nearly all) compared without lowering a copy of each: this runs for
     // every pair of a term's and a query's columns.
     if governed.is_ascii() && query.is_ascii() {
-        let ascii_qualifies = |long: &str, short: &str| {
-            long.len() > short.len()
-                && long.as_bytes()[long.len() - short.len() - 1] == b'.'
-                && long[long.len() - short.len()..].eq_ignore_ascii_case(short)
-        };
-        return governed.eq_ignore_ascii_case(query)
-            || ascii_qualifies(query, governed)
-            || ascii_qualifies(governed, query);
+        let eq = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
+        return eq(governed, query)
+            || qualifies(query, governed, eq)
+            || qualifies(governed, query, eq);
     }
     let (g, q) = (governed.to_lowercase(), query.to_lowercase());
-    g == q || qualifies(&q, &g) || qualifies(&g, &q)
+    let eq = |a: &str, b: &str| a == b;
+    g == q || qualifies(&q, &g, eq) || qualifies(&g, &q, eq)
 }
 
-/// Whether `long` is `short` with a qualifier (`x.short`). Without `format!`: this runs
-/// for every pair of a term's and a query's columns (benches/RESULTS.md).
-fn qualifies(long: &str, short: &str) -> bool {
-    long.strip_suffix(short)
-        .is_some_and(|head| head.ends_with('.'))
+/// Whether `long` is `short` with a qualifier (`x.short`), names compared by `eq`. Without
+/// `format!`: this runs for every pair of a term's and a query's columns
+/// (benches/RESULTS.md).
+fn qualifies(long: &str, short: &str, eq: impl Fn(&str, &str) -> bool) -> bool {
+    long.len() > short.len()
+        && long.is_char_boundary(long.len() - short.len())
+        && long[..long.len() - short.len()].ends_with('.')
+        && eq(&long[long.len() - short.len()..], short)
 }
 
 fn implied(p: &Atom, filters: &[Atom], used: &[&str]) -> (Verdict, String) {
@@ -661,6 +661,10 @@ mod tests {
     fn same_col_as_lowered() {
         let lowered = |g: &str, q: &str| {
             let (g, q) = (g.to_lowercase(), q.to_lowercase());
+            let qualifies = |long: &str, short: &str| {
+                long.strip_suffix(short)
+                    .is_some_and(|head| head.ends_with('.'))
+            };
             g == q || qualifies(&q, &g) || qualifies(&g, &q)
         };
         let names = [
