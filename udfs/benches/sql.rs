@@ -14,8 +14,8 @@
 //! Run: `cargo bench -p groundcheck-udfs --bench sql`.
 //!
 //! On mimalloc, the allocator the groundcheck binary runs on (src/main.rs): parsing and
-//! walking SQL allocate throughout, and glibc's malloc and free were a fifth of this
-//! benchmark's samples (benches/RESULTS.md, 2026-12-08), time the product does not spend.
+//! walking SQL allocate throughout (glibc's malloc and free were a fifth of this
+//! benchmark's samples before, benches/RESULTS.md, 2026-12-08).
 
 #[path = "../tests/corpus/reader.rs"]
 mod reader;
