@@ -1167,15 +1167,29 @@ impl<'a> Analyzer<'a> {
 struct ExprCollector<'x, 'a, 's> {
     an: &'x mut Analyzer<'a>,
     scope: &'x Scope<'s>,
+    pass: Pass,
     depth: usize,
-    /// Subqueries seen (outside other subqueries), analysed after the walk.
+    /// Subqueries seen (outside other subqueries) by the first pass.
     subqueries: usize,
     lineage: Lineage,
     /// Named-argument names and the like: expressions that are not column references.
     skip: Vec<*const Expr>,
     lambda: Vec<String>,
-    /// `FILTER (WHERE …)`s of aggregates seen, collected as filters after the walk.
+    /// `FILTER (WHERE …)`s of aggregates seen by the first pass.
     agg_filters: usize,
+}
+
+/// What a walk of `ExprCollector` does. A visitor is lent each node only for its call, so
+/// the aggregate filters and subqueries the first walk finds are found again by a walk
+/// of their own and analysed in place, rather than copied.
+#[derive(Clone, Copy, PartialEq)]
+enum Pass {
+    /// Resolve the columns; count the aggregate filters and subqueries.
+    Columns,
+    /// Collect each aggregate's `FILTER (WHERE …)` as a filter.
+    AggFilters,
+    /// Analyse each subquery with this scope as its parent.
+    Subqueries,
 }
 
 impl<'x, 'a, 's> ExprCollector<'x, 'a, 's> {
@@ -1189,6 +1203,7 @@ impl<'x, 'a, 's> ExprCollector<'x, 'a, 's> {
         let mut c = Self {
             an,
             scope,
+            pass: Pass::Columns,
             depth: 0,
             subqueries: 0,
             lineage: Lineage::new(),
@@ -1197,78 +1212,18 @@ impl<'x, 'a, 's> ExprCollector<'x, 'a, 's> {
             agg_filters: 0,
         };
         let _ = node.visit(&mut c);
-        // A visitor is lent each node only for its call, so the aggregate filters and
-        // subqueries are found again by a walk of their own rather than copied.
         for (found, pass) in [
             (c.agg_filters, Pass::AggFilters),
             (c.subqueries, Pass::Subqueries),
         ] {
             if found > 0 {
-                let mut p = Nested {
-                    an: &mut *c.an,
-                    scope: c.scope,
-                    pass,
-                    depth: 0,
-                    skip: Vec::new(),
-                    lineage: &mut c.lineage,
-                };
-                let _ = node.visit(&mut p);
+                c.pass = pass;
+                c.skip.clear();
+                let _ = node.visit(&mut c);
             }
         }
         c.an.use_all(&c.lineage);
         c.lineage
-    }
-}
-
-#[derive(Clone, Copy, PartialEq)]
-enum Pass {
-    AggFilters,
-    Subqueries,
-}
-
-/// The second walk of an expression `ExprCollector` made: what it found outside
-/// subqueries, in the same order, handed to the analyzer in place.
-struct Nested<'x, 'a, 's> {
-    an: &'x mut Analyzer<'a>,
-    scope: &'x Scope<'s>,
-    pass: Pass,
-    depth: usize,
-    skip: Vec<*const Expr>,
-    lineage: &'x mut Lineage,
-}
-
-impl Visitor for Nested<'_, '_, '_> {
-    type Break = ();
-
-    fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<()> {
-        if self.depth == 0 && self.pass == Pass::Subqueries {
-            for (_, l) in self.an.query(q, Some(self.scope)) {
-                self.lineage.extend(l);
-            }
-        }
-        self.depth += 1;
-        ControlFlow::Continue(())
-    }
-
-    fn post_visit_query(&mut self, _q: &Query) -> ControlFlow<()> {
-        self.depth -= 1;
-        ControlFlow::Continue(())
-    }
-
-    fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
-        if self.depth > 0 || self.skip.contains(&(e as *const Expr)) {
-            return ControlFlow::Continue(());
-        }
-        if let Expr::Function(f) = e {
-            if self.pass == Pass::AggFilters
-                && self.an.filters.is_some()
-                && let Some(filter) = &f.filter
-            {
-                self.an.filter_with(filter, self.scope, false);
-            }
-            skip_named(f, &mut self.skip);
-        }
-        ControlFlow::Continue(())
     }
 }
 
@@ -1286,9 +1241,17 @@ fn skip_named(f: &datafusion::sql::sqlparser::ast::Function, skip: &mut Vec<*con
 impl Visitor for ExprCollector<'_, '_, '_> {
     type Break = ();
 
-    fn pre_visit_query(&mut self, _q: &Query) -> ControlFlow<()> {
+    fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<()> {
         if self.depth == 0 {
-            self.subqueries += 1;
+            match self.pass {
+                Pass::Columns => self.subqueries += 1,
+                Pass::AggFilters => {}
+                Pass::Subqueries => {
+                    for (_, l) in self.an.query(q, Some(self.scope)) {
+                        self.lineage.extend(l);
+                    }
+                }
+            }
         }
         self.depth += 1;
         ControlFlow::Continue(())
@@ -1301,6 +1264,18 @@ impl Visitor for ExprCollector<'_, '_, '_> {
 
     fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
         if self.depth > 0 || self.skip.contains(&(e as *const Expr)) {
+            return ControlFlow::Continue(());
+        }
+        if self.pass != Pass::Columns {
+            if let Expr::Function(f) = e {
+                if self.pass == Pass::AggFilters
+                    && self.an.filters.is_some()
+                    && let Some(filter) = &f.filter
+                {
+                    self.an.filter_with(filter, self.scope, false);
+                }
+                skip_named(f, &mut self.skip);
+            }
             return ControlFlow::Continue(());
         }
         match e {
@@ -1379,6 +1354,7 @@ impl Visitor for ExprCollector<'_, '_, '_> {
 
     fn post_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
         if self.depth == 0
+            && self.pass == Pass::Columns
             && let Expr::Lambda(l) = e
         {
             for _ in l.params.iter() {
